@@ -1,0 +1,100 @@
+#include "checks.hpp"
+
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "kernels/householder.hpp"
+
+namespace tiledqr {
+namespace {
+
+// Q·[R; 0]: the product the residual compares with A.
+template <typename T>
+DenseMatrix<T> q_times_r(const Factorization<T>& f) {
+  const DenseMatrix<T> r = f.r();
+  DenseMatrix<T> qr(f.rows(), f.cols());
+  for (int64_t j = 0; j < r.cols; ++j)
+    for (int64_t i = 0; i < r.rows; ++i) qr(i, j) = r(i, j);
+  f.apply_q(qr.data.data(), qr.ld(), qr.cols);
+  return qr;
+}
+
+void gram(int64_t m, int64_t k, const double* q, double* g) {
+  cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, int(k), int(k), int(m), -1.0, q, int(m), q,
+              int(m), 1.0, g, int(k));
+}
+void gram(int64_t m, int64_t k, const float* q, float* g) {
+  cblas_sgemm(CblasColMajor, CblasTrans, CblasNoTrans, int(k), int(k), int(m), -1.0f, q, int(m), q,
+              int(m), 1.0f, g, int(k));
+}
+
+double scaled_ratio(double numerator, double denominator) {
+  if (numerator == 0) return 0;
+  if (denominator == 0) return std::numeric_limits<double>::infinity();
+  return numerator / denominator;
+}
+
+}  // namespace
+
+template <typename T>
+double unit_roundoff() {
+  return double(kernels::RealLimits<T>::eps);
+}
+
+template <typename T>
+double frobenius_norm(int64_t m, int64_t n, const T* a, int64_t lda) {
+  double scale = 0, sum_of_squares = 1;
+  for (int64_t j = 0; j < n; ++j) {
+    for (int64_t i = 0; i < m; ++i) {
+      const double x = std::fabs(double(a[i + j * lda]));
+      if (x == 0) continue;
+      if (std::isnan(x)) return x;
+      if (scale < x) {
+        sum_of_squares = 1 + sum_of_squares * (scale / x) * (scale / x);
+        scale = x;
+      } else {
+        sum_of_squares += (x / scale) * (x / scale);
+      }
+    }
+  }
+  return scale * std::sqrt(sum_of_squares);
+}
+
+template <typename T>
+Residuals check_factorization(const T* a, int64_t m, int64_t n, int64_t lda,
+                              const Factorization<T>& f) {
+  const double eps = unit_roundoff<T>();
+  Residuals out;
+  DenseMatrix<T> qr = q_times_r(f);
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t i = 0; i < m; ++i) qr(i, j) = a[i + j * lda] - qr(i, j);
+  out.residual = scaled_ratio(frobenius_norm(m, n, qr.data.data(), m),
+                              frobenius_norm(m, n, a, lda) * double(n) * eps);
+
+  const DenseMatrix<T> q = f.thin_q();
+  const int64_t k = q.cols;
+  DenseMatrix<T> g(k, k);
+  for (int64_t i = 0; i < k; ++i) g(i, i) = T(1);
+  gram(m, k, q.data.data(), g.data.data());
+  out.orthogonality = frobenius_norm(k, k, g.data.data(), k) / (double(n) * eps);
+  return out;
+}
+
+double qr_flops(int64_t m, int64_t n) {
+  const double big = double(std::max(m, n)), small = double(std::min(m, n));
+  return 2.0 * big * small * small - 2.0 * small * small * small / 3.0;
+}
+
+template double unit_roundoff<float>();
+template double unit_roundoff<double>();
+template double frobenius_norm<float>(int64_t, int64_t, const float*, int64_t);
+template double frobenius_norm<double>(int64_t, int64_t, const double*, int64_t);
+template Residuals check_factorization<float>(const float*, int64_t, int64_t, int64_t,
+                                              const Factorization<float>&);
+template Residuals check_factorization<double>(const double*, int64_t, int64_t, int64_t,
+                                               const Factorization<double>&);
+
+}  // namespace tiledqr

@@ -1,0 +1,135 @@
+#include "dag.hpp"
+
+#include <algorithm>
+
+#include "elimination_tree.hpp"
+#include "errors.hpp"
+
+namespace tiledqr {
+namespace {
+
+enum class Part { lower, upper, whole };
+
+// Last writer and readers since of each data object, for edge inference.
+class AccessTracker {
+ public:
+  AccessTracker(int32_t p, int32_t q) : p_(p), objects_(size_t(p) * q * 2) {}
+
+  void read(int32_t i, int32_t j, Part part, int32_t task, std::vector<int32_t>& preds) {
+    for (const int32_t o : object_ids(i, j, part)) {
+      Object& obj = objects_[o];
+      if (obj.last_writer >= 0) preds.push_back(obj.last_writer);
+      obj.readers.push_back(task);
+    }
+  }
+
+  void write(int32_t i, int32_t j, Part part, int32_t task, std::vector<int32_t>& preds) {
+    for (const int32_t o : object_ids(i, j, part)) {
+      Object& obj = objects_[o];
+      if (obj.last_writer >= 0) preds.push_back(obj.last_writer);
+      preds.insert(preds.end(), obj.readers.begin(), obj.readers.end());
+      obj.readers.clear();
+      obj.last_writer = task;
+    }
+  }
+
+ private:
+  struct Object {
+    int32_t last_writer = -1;
+    std::vector<int32_t> readers;
+  };
+
+  std::vector<int32_t> object_ids(int32_t i, int32_t j, Part part) const {
+    const int32_t base = 2 * (i + j * p_);
+    if (part == Part::lower) return {base};
+    if (part == Part::upper) return {base + 1};
+    return {base, base + 1};
+  }
+
+  int32_t p_;
+  std::vector<Object> objects_;
+};
+
+// The tile parts task t reads and writes (reads first, then read-writes).
+void record_accesses(const Task& t, int32_t id, AccessTracker& tracker,
+                     std::vector<int32_t>& preds) {
+  switch (t.kind) {
+    case TaskKind::geqrt:
+      tracker.write(t.i, t.k, Part::whole, id, preds);
+      break;
+    case TaskKind::ormqr:
+      tracker.read(t.i, t.k, Part::lower, id, preds);
+      tracker.write(t.i, t.j, Part::whole, id, preds);
+      break;
+    case TaskKind::tsqrt:
+      tracker.write(t.piv, t.k, Part::upper, id, preds);
+      tracker.write(t.i, t.k, Part::whole, id, preds);
+      break;
+    case TaskKind::tsmqr:
+      tracker.read(t.i, t.k, Part::whole, id, preds);
+      tracker.write(t.piv, t.j, Part::whole, id, preds);
+      tracker.write(t.i, t.j, Part::whole, id, preds);
+      break;
+    case TaskKind::ttqrt:
+      tracker.write(t.piv, t.k, Part::upper, id, preds);
+      tracker.write(t.i, t.k, Part::upper, id, preds);
+      break;
+    case TaskKind::ttmqr:
+      tracker.read(t.i, t.k, Part::upper, id, preds);
+      tracker.write(t.piv, t.j, Part::whole, id, preds);
+      tracker.write(t.i, t.j, Part::whole, id, preds);
+      break;
+  }
+}
+
+}  // namespace
+
+Dag build_qr_dag(int32_t p, int32_t q, Tree tree) {
+  if (p < 1 || q < 1) throw InputError("build_qr_dag: empty tile grid");
+  Dag dag;
+  AccessTracker tracker(p, q);
+  std::vector<std::vector<int32_t>> preds_of;
+  auto add = [&](const Task& t) {
+    const int32_t id = static_cast<int32_t>(dag.tasks.size());
+    std::vector<int32_t> preds;
+    record_accesses(t, id, tracker, preds);
+    std::sort(preds.begin(), preds.end());
+    preds.erase(std::unique(preds.begin(), preds.end()), preds.end());
+    preds.erase(std::remove(preds.begin(), preds.end(), id), preds.end());
+    dag.tasks.push_back(t);
+    preds_of.push_back(std::move(preds));
+  };
+  const int32_t steps = std::min(p, q);
+  for (int32_t k = 0; k < steps; ++k) {
+    for (const Elimination& e : panel_eliminations(p, k, tree)) {
+      add(factor_task(e, k));
+      for (int32_t j = k + 1; j < q; ++j) add(update_task(e, k, j));
+    }
+  }
+
+  const int32_t n = dag.num_tasks();
+  dag.pred_offsets.assign(size_t(n) + 1, 0);
+  std::vector<int64_t> succ_count(size_t(n) + 1, 0);
+  for (int32_t t = 0; t < n; ++t) {
+    dag.pred_offsets[t + 1] = dag.pred_offsets[t] + int64_t(preds_of[t].size());
+    for (const int32_t s : preds_of[t]) ++succ_count[s + 1];
+  }
+  dag.preds.reserve(size_t(dag.pred_offsets[n]));
+  for (const auto& list : preds_of) dag.preds.insert(dag.preds.end(), list.begin(), list.end());
+  dag.succ_offsets.assign(size_t(n) + 1, 0);
+  for (int32_t t = 0; t < n; ++t) dag.succ_offsets[t + 1] = dag.succ_offsets[t] + succ_count[t + 1];
+  dag.succs.assign(dag.preds.size(), 0);
+  std::vector<int64_t> fill(dag.succ_offsets.begin(), dag.succ_offsets.end() - 1);
+  for (int32_t t = 0; t < n; ++t)
+    for (const int32_t s : preds_of[t]) dag.succs[size_t(fill[s]++)] = t;
+
+  // Program order is topological, so one backward sweep gives each task's
+  // longest path to a sink: the critical-path priority.
+  dag.priority.assign(size_t(n), 1);
+  for (int32_t t = n - 1; t >= 0; --t)
+    for (int64_t e = dag.succ_offsets[t]; e < dag.succ_offsets[t + 1]; ++e)
+      dag.priority[t] = std::max(dag.priority[t], dag.priority[dag.succs[e]] + 1);
+  return dag;
+}
+
+}  // namespace tiledqr

@@ -1,0 +1,35 @@
+// The explicit DAG of the tiled QR (DESIGN §2.3): every task of the chosen
+// elimination tree with its predecessors. Edges are inferred from each
+// task's tile accesses in program order (read-after-write, write-after-read,
+// write-after-write), as PLASMA's dynamic scheduler does, so the edge the
+// seed's list misses — successive tsmqr of one step share A_kj read-write —
+// is there by construction. Each tile in column k is two data objects, its
+// strict lower part (geqrt's V, read by ormqr) and its upper part (R, or the
+// V of ttqrt), so ormqr and tsqrt/ttqrt of one panel do not wait on each
+// other, exactly as in the seed's dependency list.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "options.hpp"
+#include "task.hpp"
+
+namespace tiledqr {
+
+struct Dag {
+  std::vector<Task> tasks;  // in program order, which is a topological order
+  std::vector<int64_t> pred_offsets;  // predecessors of task t: preds[pred_offsets[t] .. pred_offsets[t+1])
+  std::vector<int32_t> preds;
+  std::vector<int64_t> succ_offsets;  // successors, same layout
+  std::vector<int32_t> succs;
+  std::vector<int32_t> priority;  // tasks on the longest path from t to a sink, t included
+
+  int32_t num_tasks() const { return static_cast<int32_t>(tasks.size()); }
+  int64_t num_edges() const { return static_cast<int64_t>(preds.size()); }
+};
+
+// The DAG of a p×q tile grid for `tree`.
+Dag build_qr_dag(int32_t p, int32_t q, Tree tree);
+
+}  // namespace tiledqr

@@ -1,0 +1,35 @@
+// Which tile eliminates which in one panel (tile column k), in program
+// order (DESIGN §5). This is the one place the trees are defined: the DAG
+// builder and the application of Q both read it.
+//   flat:   geqrt(k), then tsqrt merges rows k+1, k+2, … into row k one by
+//           one (the seed's Algorithm 2);
+//   binary: geqrt on every tile of the panel, then ttqrt merges pairs of
+//           neighbours at distance 1, 2, 4, … (log₂ levels);
+//   greedy: geqrt on every tile, then at each level the upper half of the
+//           live rows eliminates the lower half (row t with row t + ⌈r/2⌉),
+//           so the live rows stay contiguous at the top of the panel.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "options.hpp"
+#include "task.hpp"
+
+namespace tiledqr {
+
+struct Elimination {
+  TaskKind kind;  // geqrt, tsqrt or ttqrt
+  int32_t i;      // tile row factored (geqrt) or merged away (tsqrt/ttqrt)
+  int32_t piv;    // tile row that keeps the triangle; == i for geqrt
+};
+
+std::vector<Elimination> panel_eliminations(int32_t p, int32_t k, Tree tree);
+
+// The update task that applies elimination `e` of panel k to tile column j.
+Task update_task(const Elimination& e, int32_t k, int32_t j);
+
+// The factorisation task of elimination `e` of panel k.
+Task factor_task(const Elimination& e, int32_t k);
+
+}  // namespace tiledqr

@@ -1,0 +1,72 @@
+// The result of a tiled QR factorisation and what users do with it
+// (DESIGN §3). Every CPU executor fills one by running tasks through
+// run_task(); GPU stages download theirs into the same layout.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "dense_matrix.hpp"
+#include "options.hpp"
+#include "task.hpp"
+#include "tile_matrix.hpp"
+
+namespace tiledqr {
+
+// One executed task, for --trace (times in ns from the start of the run).
+struct TaskRecord {
+  Task task;
+  int32_t worker = 0;
+  int64_t start_ns = 0;
+  int64_t end_ns = 0;
+};
+
+template <typename T>
+struct Factorization {
+  Options options;          // tile, inner block, backend and tree used
+  TileMatrix<T> tiles;      // R on and above the diagonal, reflectors V elsewhere
+  std::vector<T> t_local;   // per tile (ib, b), ld = ib: T of its geqrt
+  std::vector<T> t_merge;   // per tile (ib, b), ld = ib: T of its tsqrt/ttqrt
+                            // (reference backend: τ in the first b entries)
+  std::vector<TaskRecord> trace;
+  double device_seconds = 0;  // set by GPU stages: time on the device only
+
+  // Tiles A in the layout the executors work on; nothing is factored yet.
+  Factorization(const T* a, int64_t m, int64_t n, int64_t lda, const Options& opts);
+  Factorization() = default;
+
+  int64_t rows() const { return tiles.m; }
+  int64_t cols() const { return tiles.n; }
+  int ib() const { return options.effective_inner_block(); }
+
+  // Runs one task of the factorisation on the tiles (CPU backends).
+  void run_task(const Task& task);
+
+  // R: the upper-triangular (min(m, n), n) factor.
+  DenseMatrix<T> r() const;
+  // B (m, nrhs), col-major, ldb ≥ m ← Qᵀ B.
+  void apply_qt(T* b, int64_t ldb, int64_t nrhs) const;
+  // B (m, nrhs) ← Q B.
+  void apply_q(T* b, int64_t ldb, int64_t nrhs) const;
+  // The first min(m, n) columns of Q, (m, min(m, n)).
+  DenseMatrix<T> thin_q() const;
+  // X (n, nrhs) = argmin ‖A X − B‖_F for B (m, nrhs); needs m ≥ n and R with
+  // no zero on its diagonal, otherwise throws InputError.
+  DenseMatrix<T> solve(const T* b, int64_t ldb, int64_t nrhs) const;
+
+  T* t_local_tile(int64_t i, int64_t j) { return t_local.data() + (i + j * tiles.p) * t_tile_elements(); }
+  T* t_merge_tile(int64_t i, int64_t j) { return t_merge.data() + (i + j * tiles.p) * t_tile_elements(); }
+  const T* t_local_tile(int64_t i, int64_t j) const { return t_local.data() + (i + j * tiles.p) * t_tile_elements(); }
+  const T* t_merge_tile(int64_t i, int64_t j) const { return t_merge.data() + (i + j * tiles.p) * t_tile_elements(); }
+  int64_t t_tile_elements() const { return int64_t(ib()) * tiles.b; }
+
+ private:
+  // Applies the reflectors of panel k's elimination `e` (see
+  // elimination_tree.hpp) to the row blocks of a padded (p·b, nrhs) B.
+  void apply_panel(int32_t k, bool transpose, T* b, int64_t ldb, int64_t nrhs) const;
+};
+
+extern template struct Factorization<float>;
+extern template struct Factorization<double>;
+
+}  // namespace tiledqr

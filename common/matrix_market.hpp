@@ -1,0 +1,46 @@
+// Matrix Market input and output (https://math.nist.gov/MatrixMarket/formats.html).
+//
+// Reader: object `matrix`; formats `array` and `coordinate`; fields `real` and
+// `integer` (integers are converted to double, so magnitudes above 2^53 are
+// rounded); symmetry `general`, `symmetric` and `skew-symmetric`, expanded to
+// the full matrix. Banner keywords are case-insensitive. "nan" and "inf" are
+// accepted as values: rejecting non-finite input is the program's job, which
+// can name the position. Anything else is an InputError whose message is
+// "<path>:<line>: <problem>" with a 1-based line number.
+//
+// Writer: always `array real general`, with enough digits that reading the
+// file back gives the same values bit for bit.
+//
+// Numbers are parsed and printed with the C library, so both assume the "C"
+// locale (the default unless a program calls setlocale).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "dense_matrix.hpp"
+
+namespace tiledqr {
+
+// Reads the Matrix Market file at `path`. Throws InputError for a file that
+// cannot be opened or read and for any unsupported or malformed content. A
+// declared size whose storage (rows*cols doubles) exceeds the machine's
+// physical memory is rejected before anything is allocated.
+DenseMatrix<double> read_matrix_market(const std::string& path);
+
+// Same as read_matrix_market, from a string holding the file's contents;
+// `name` stands for the path in messages. Used by tests and by a fuzzer.
+DenseMatrix<double> parse_matrix_market(const std::string& text, const std::string& name);
+
+// Writes the rows x cols column-major matrix `a` (leading dimension lda) as
+// `array real general`: %.17g for double, %.9g for float, which is enough to
+// round-trip. The data goes to "<path>.tmp", which is renamed to `path` only
+// once it is complete, so a failed write leaves neither a partial file nor a
+// changed `path`. Throws InputError, naming the path and the errno text, when
+// the file cannot be written, and for a negative size or lda < max(1, rows).
+// Instantiated for float and double.
+template <typename T>
+void write_matrix_market(const std::string& path, const T* a, int64_t rows, int64_t cols,
+                         int64_t lda);
+
+}  // namespace tiledqr

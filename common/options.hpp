@@ -1,0 +1,30 @@
+// Options shared by every stage (DESIGN §3, §4).
+#pragma once
+
+#include <string>
+
+namespace tiledqr {
+
+enum class Backend { reference, lapack };
+enum class Tree { flat, binary, greedy };
+
+struct Options {
+  int tile = 32;              // b: tile size
+  int inner_block = 0;        // ib of the lapack backend's T factors; 0 picks min(tile, 32)
+  Backend backend = Backend::lapack;
+  Tree tree = Tree::flat;
+  int threads = 0;            // FR2 workers; 0 means every hardware thread
+  bool trace = false;         // record one TaskRecord per task
+
+  int effective_inner_block() const {
+    const int ib = inner_block > 0 ? inner_block : 32;
+    return ib < tile ? ib : tile;
+  }
+};
+
+const char* backend_name(Backend backend);
+const char* tree_name(Tree tree);
+Backend parse_backend(const std::string& text);  // throws InputError
+Tree parse_tree(const std::string& text);        // throws InputError
+
+}  // namespace tiledqr

@@ -1,0 +1,24 @@
+// The priority CPU executors use to pick among ready tasks (seed 000 §II.C:
+// "the factorisation tasks unlock entire rows of applications, making
+// their execution higher priority"): factorisations first, then the
+// earliest step, then the lowest tile row and column.
+#pragma once
+
+#include "task.hpp"
+
+namespace tiledqr {
+
+// True when `a` should run after `b` (the comparison std::priority_queue wants).
+inline bool runs_after(const Task& a, const Task& b) {
+  const bool fa = is_factorization(a.kind), fb = is_factorization(b.kind);
+  if (fa != fb) return fb;
+  if (a.k != b.k) return a.k > b.k;
+  if (a.i != b.i) return a.i > b.i;
+  return a.j > b.j;
+}
+
+struct RunsAfter {
+  bool operator()(const Task& a, const Task& b) const { return runs_after(a, b); }
+};
+
+}  // namespace tiledqr

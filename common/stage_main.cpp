@@ -1,0 +1,257 @@
+#include "stage_main.hpp"
+
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include "checks.hpp"
+#include "errors.hpp"
+#include "matrix_market.hpp"
+
+namespace tiledqr {
+namespace {
+
+struct RunConfig {
+  int64_t m = 2048;
+  int64_t n = 1024;
+  std::string input;
+  std::string precision = "double";
+  uint64_t seed = 42;
+  Options options;
+  std::string tree = "flat";
+  std::string backend = "lapack";
+  bool check = false;
+  double tolerance = 50;
+  bool json = false;
+  bool allow_nonfinite = false;
+  std::string output_r, output_q, rhs, output_x, trace;
+};
+
+std::string json_number(double x) {
+  if (!std::isfinite(x)) return "null";
+  std::ostringstream out;
+  out.precision(6);
+  out << x;
+  return out.str();
+}
+
+std::string json_string(const std::string& s) {
+  std::string out = "\"";
+  for (const char c : s) {
+    if (c == '"' || c == '\\') out += '\\';
+    out += c;
+  }
+  return out + "\"";
+}
+
+template <typename T>
+DenseMatrix<T> random_matrix(int64_t m, int64_t n, uint64_t seed) {
+  DenseMatrix<T> a(m, n);
+  std::mt19937_64 engine(seed);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  for (T& x : a.data) x = T(uniform(engine));
+  return a;
+}
+
+template <typename T>
+DenseMatrix<T> convert(const DenseMatrix<double>& a) {
+  DenseMatrix<T> out(a.rows, a.cols);
+  for (size_t e = 0; e < a.data.size(); ++e) out.data[e] = T(a.data[e]);
+  return out;
+}
+
+// Rejects NaN/Inf (unless allowed), naming the first position, 1-based.
+template <typename T>
+void check_finite(const DenseMatrix<T>& a, const std::string& what, bool allow) {
+  if (allow) return;
+  for (int64_t j = 0; j < a.cols; ++j)
+    for (int64_t i = 0; i < a.rows; ++i)
+      if (!std::isfinite(double(a(i, j))))
+        throw InputError(what + " has a non-finite entry " + std::to_string(double(a(i, j))) +
+                         " at (" + std::to_string(i + 1) + ", " + std::to_string(j + 1) +
+                         "); use --allow-nonfinite to factor it anyway");
+}
+
+void write_trace(const std::string& path, const std::vector<TaskRecord>& trace) {
+  const std::string temporary = path + ".tmp";
+  {
+    std::ofstream out(temporary);
+    if (!out) throw InputError("cannot write trace file '" + path + "'");
+    out << "kind,k,i,j,piv,worker,start_ns,end_ns\n";
+    for (const TaskRecord& r : trace)
+      out << task_kind_name(r.task.kind) << ',' << r.task.k << ',' << r.task.i << ','
+          << r.task.j << ',' << r.task.piv << ',' << r.worker << ',' << r.start_ns << ','
+          << r.end_ns << '\n';
+    if (!out) throw InputError("cannot write trace file '" + path + "'");
+  }
+  if (std::rename(temporary.c_str(), path.c_str()) != 0)
+    throw InputError("cannot write trace file '" + path + "'");
+}
+
+template <typename T>
+int run(const RunConfig& config, const StageDescription& stage,
+        const FactorFunction<T>& factor_function) {
+  DenseMatrix<T> a;
+  std::string source;
+  if (!config.input.empty()) {
+    a = convert<T>(read_matrix_market(config.input));
+    if (a.rows < 1 || a.cols < 1)
+      throw InputError(config.input + ": matrix is " + std::to_string(a.rows) + "x" +
+                       std::to_string(a.cols) + "; need at least 1x1");
+    check_finite(a, config.input, config.allow_nonfinite);
+    source = config.input;
+  } else {
+    checked_elements({config.m, config.n}, sizeof(T), "the matrix");
+    a = random_matrix<T>(config.m, config.n, config.seed);
+    source = "random, seed " + std::to_string(config.seed);
+  }
+  DenseMatrix<T> b;
+  if (!config.rhs.empty()) {
+    b = convert<T>(read_matrix_market(config.rhs));
+    if (b.rows != a.rows)
+      throw InputError(config.rhs + ": right-hand side has " + std::to_string(b.rows) +
+                       " rows, the matrix has " + std::to_string(a.rows));
+    check_finite(b, config.rhs, config.allow_nonfinite);
+    if (a.rows < a.cols) throw InputError("--rhs needs m >= n (least squares)");
+  }
+
+  const auto start = std::chrono::steady_clock::now();
+  Factorization<T> f = factor_function(a.data.data(), a.rows, a.cols, a.ld(), config.options);
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds = f.device_seconds > 0 ? f.device_seconds : wall;
+  const double gflops = qr_flops(a.rows, a.cols) / seconds * 1e-9;
+  const Residuals res = check_factorization(a.data.data(), a.rows, a.cols, a.ld(), f);
+  const bool passed = res.residual < config.tolerance && res.orthogonality < config.tolerance;
+
+  DenseMatrix<T> x;
+  if (!config.rhs.empty()) x = f.solve(b.data.data(), b.ld(), b.cols);
+
+  const char* precision = sizeof(T) == 8 ? "double" : "float";
+  if (config.json) {
+    std::cout << "{\"stage\":" << json_string(stage.name) << ",\"m\":" << a.rows
+              << ",\"n\":" << a.cols << ",\"tile\":" << config.options.tile
+              << ",\"inner_block\":" << config.options.effective_inner_block()
+              << ",\"precision\":\"" << precision << "\",\"backend\":\""
+              << backend_name(config.options.backend) << "\",\"tree\":\""
+              << tree_name(config.options.tree) << "\",\"threads\":" << config.options.threads
+              << ",\"seed\":" << (config.input.empty() ? std::to_string(config.seed) : "null")
+              << ",\"seconds\":" << json_number(seconds) << ",\"gflops\":" << json_number(gflops)
+              << ",\"residual\":" << json_number(res.residual)
+              << ",\"orthogonality\":" << json_number(res.orthogonality)
+              << ",\"tolerance\":" << json_number(config.tolerance)
+              << ",\"check\":" << (passed ? "\"pass\"" : "\"fail\"")
+              << ",\"device\":" << json_string(stage.device) << "}" << std::endl;
+  } else {
+    std::printf("%s: %lld x %lld %s (%s), tile %d, inner block %d, backend %s, tree %s\n",
+                stage.name.c_str(), static_cast<long long>(a.rows),
+                static_cast<long long>(a.cols), precision, source.c_str(), config.options.tile,
+                config.options.effective_inner_block(), backend_name(config.options.backend),
+                tree_name(config.options.tree));
+    if (stage.uses_threads) std::printf("  threads        %d\n", config.options.threads);
+    std::printf("  time           %.6f s\n", seconds);
+    std::printf("  GFLOP/s        %.3f\n", gflops);
+    std::printf("  residual       %.4g   (|A-QR|_F / (|A|_F n eps))\n", res.residual);
+    std::printf("  orthogonality  %.4g   (|I-Q'Q|_F / (n eps))\n", res.orthogonality);
+  }
+  if (config.check && !passed) {
+    std::cerr << stage.name << ": check failed: residual " << res.residual << ", orthogonality "
+              << res.orthogonality << " (tolerance " << config.tolerance << ")\n";
+    return exit_code::check_failed;
+  }
+  if (!config.output_r.empty()) {
+    const DenseMatrix<T> r = f.r();
+    write_matrix_market(config.output_r, r.data.data(), r.rows, r.cols, r.ld());
+  }
+  if (!config.output_q.empty()) {
+    const DenseMatrix<T> q = f.thin_q();
+    write_matrix_market(config.output_q, q.data.data(), q.rows, q.cols, q.ld());
+  }
+  if (!config.output_x.empty()) write_matrix_market(config.output_x, x.data.data(), x.rows, x.cols, x.ld());
+  if (!config.trace.empty()) write_trace(config.trace, f.trace);
+  return exit_code::ok;
+}
+
+}  // namespace
+
+int stage_main(int argc, char** argv, const StageDescription& stage) {
+  RunConfig config;
+  CLI::App app{stage.summary, stage.name};
+  auto* m_option = app.add_option("--m", config.m, "rows of the random matrix (default 2048)");
+  auto* n_option = app.add_option("--n", config.n, "columns of the random matrix (default 1024)");
+  auto* input_option = app.add_option("--input", config.input, "Matrix Market file to factor");
+  input_option->excludes(m_option)->excludes(n_option);
+  app.add_option("--tile", config.options.tile, "tile size b (default 32)");
+  app.add_option("--inner-block", config.options.inner_block,
+                 "inner block ib of the lapack backend (default min(b, 32))");
+  app.add_option("--precision", config.precision, "double or float")
+      ->check(CLI::IsMember({"double", "float"}));
+  app.add_option("--seed", config.seed, "seed of the random matrix (default 42)");
+  app.add_option("--threads", config.options.threads, "worker threads (0: all hardware threads)");
+  app.add_option("--tree", config.tree, "elimination tree: flat, binary or greedy")
+      ->check(CLI::IsMember({"flat", "binary", "greedy"}));
+  app.add_option("--backend", config.backend, "tile kernels: reference or lapack (default lapack)")
+      ->check(CLI::IsMember({"reference", "lapack"}));
+  app.add_flag("--check", config.check, "exit 3 when a residual exceeds the tolerance");
+  app.add_option("--tolerance", config.tolerance, "tolerance of --check (default 50)");
+  app.add_option("--output-r", config.output_r, "write R (min(m,n) x n) as Matrix Market");
+  app.add_option("--output-q", config.output_q, "write the thin Q (m x min(m,n)) as Matrix Market");
+  auto* rhs_option = app.add_option("--rhs", config.rhs, "right-hand sides B (m x k), Matrix Market");
+  app.add_option("--output-x", config.output_x, "write the least-squares solution X (n x k)")
+      ->needs(rhs_option);
+  app.add_option("--trace", config.trace, "write one CSV row per task");
+  app.add_flag("--json", config.json, "print one JSON object instead of text");
+  app.add_flag("--allow-nonfinite", config.allow_nonfinite,
+               "factor inputs that contain NaN or Inf instead of rejecting them");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::cerr << stage.name << ": " << e.what() << "\n"
+              << "Run with --help for more information.\n";
+    return exit_code::bad_input;
+  }
+
+  try {
+    if (config.m < 1) throw InputError("--m must be >= 1, got " + std::to_string(config.m));
+    if (config.n < 1) throw InputError("--n must be >= 1, got " + std::to_string(config.n));
+    if (config.options.tile < 1)
+      throw InputError("--tile must be >= 1, got " + std::to_string(config.options.tile));
+    if (config.options.inner_block < 0)
+      throw InputError("--inner-block must be >= 0, got " + std::to_string(config.options.inner_block));
+    if (config.options.threads < 0)
+      throw InputError("--threads must be >= 0, got " + std::to_string(config.options.threads));
+    if (!(config.tolerance > 0)) throw InputError("--tolerance must be > 0");
+    if (!config.rhs.empty() && config.output_x.empty())
+      throw InputError("--rhs needs --output-x to say where X goes");
+    config.options.backend = parse_backend(config.backend);
+    config.options.tree = parse_tree(config.tree);
+    config.options.trace = !config.trace.empty();
+    if (stage.uses_threads && config.options.threads == 0)
+      config.options.threads = int(std::max(1u, std::thread::hardware_concurrency()));
+    if (!stage.uses_threads) config.options.threads = 1;
+    if (config.precision == "float") return run<float>(config, stage, stage.factor_float);
+    return run<double>(config, stage, stage.factor_double);
+  } catch (const InputError& e) {
+    std::cerr << stage.name << ": error: " << e.what() << "\n";
+    return exit_code::bad_input;
+  } catch (const GpuError& e) {
+    std::cerr << stage.name << ": GPU error: " << e.what() << "\n";
+    return exit_code::no_gpu;
+  } catch (const StallError& e) {
+    std::cerr << stage.name << ": stalled: " << e.what() << "\n";
+    return exit_code::stalled;
+  } catch (const std::bad_alloc&) {
+    std::cerr << stage.name << ": error: out of host memory\n";
+    return exit_code::bad_input;
+  }
+}
+
+}  // namespace tiledqr

@@ -1,0 +1,62 @@
+// Tile storage (DESIGN §2.1): a p×q grid of b×b tiles, each tile contiguous
+// and column-major (ld = b), tiles ordered tile-column by tile-column.
+// Ragged edge tiles are zero-padded, so any m, n ≥ 1 and any b ≥ 1 work.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+#include "size_check.hpp"
+
+namespace tiledqr {
+
+template <typename T>
+struct TileMatrix {
+  int64_t m = 0;  // logical rows
+  int64_t n = 0;  // logical columns
+  int b = 1;      // tile size
+  int32_t p = 0;  // tile rows    = ceil(m / b)
+  int32_t q = 0;  // tile columns = ceil(n / b)
+  std::vector<T> data;  // p*q tiles of (b, b) col-major, ld = b
+
+  TileMatrix() = default;
+  TileMatrix(int64_t rows, int64_t cols, int tile)
+      : m(rows), n(cols), b(tile), p(tile_count(rows, tile)), q(tile_count(cols, tile)) {
+    data.assign(checked_elements({p, q, b, b}, sizeof(T), "tile matrix"), T(0));
+  }
+
+  int64_t tile_elements() const { return int64_t(b) * b; }
+  T* tile(int64_t i, int64_t j) { return data.data() + (i + j * p) * tile_elements(); }
+  const T* tile(int64_t i, int64_t j) const { return data.data() + (i + j * p) * tile_elements(); }
+
+  // Copies A (m, n) col-major with leading dimension lda into tiles; the
+  // padding stays zero.
+  static TileMatrix from_colmajor(const T* a, int64_t rows, int64_t cols, int64_t lda, int tile) {
+    TileMatrix t(rows, cols, tile);
+    for (int64_t j = 0; j < cols; ++j) {
+      const int64_t tj = j / tile, jj = j % tile;
+      for (int64_t ti = 0; ti < t.p; ++ti) {
+        const int64_t row0 = ti * tile;
+        const int64_t count = std::min<int64_t>(tile, rows - row0);
+        std::copy_n(a + row0 + j * lda, count, t.tile(ti, tj) + jj * tile);
+      }
+    }
+    return t;
+  }
+
+  // Writes the logical m×n part back to a col-major array with leading
+  // dimension lda ≥ m.
+  void to_colmajor(T* a, int64_t lda) const {
+    for (int64_t j = 0; j < n; ++j) {
+      const int64_t tj = j / b, jj = j % b;
+      for (int64_t ti = 0; ti < p; ++ti) {
+        const int64_t row0 = ti * b;
+        const int64_t count = std::min<int64_t>(b, m - row0);
+        std::copy_n(tile(ti, tj) + jj * b, count, a + row0 + j * lda);
+      }
+    }
+  }
+};
+
+}  // namespace tiledqr

@@ -1,0 +1,25 @@
+// FR1 (seed 000 Table 1): one CPU thread runs the tiled QR as tasks.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+
+#include "factorization.hpp"
+
+namespace tiledqr {
+
+// How FR1 picks the next ready task: by priority (seed 000 §II.C), or, for
+// schedule tests, through `pick(count)` returning an index in [0, count)
+// into the ready tasks sorted by priority.
+using ReadyPicker = std::function<size_t(size_t count)>;
+
+// Factors A (m, n), col-major, lda ≥ m. The flat tree runs seed 000's task
+// grid; binary and greedy run the DAG builder's graph. Any m, n ≥ 1.
+template <typename T>
+Factorization<T> factor(const T* a, int64_t m, int64_t n, int64_t lda, const Options& options);
+
+// Runs the tasks of `f` serially; `pick` may be empty (priority order).
+template <typename T>
+void run_serial(Factorization<T>& f, const ReadyPicker& pick);
+
+}  // namespace tiledqr

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "kernels/householder.hpp"
 
@@ -20,6 +21,16 @@ DenseMatrix<T> q_times_r(const Factorization<T>& f) {
     for (int64_t i = 0; i < r.rows; ++i) qr(i, j) = r(i, j);
   f.apply_q(qr.data.data(), qr.ld(), qr.cols);
   return qr;
+}
+
+// C (m, n) ← A (m, k) B (k, n) − C.
+void product_minus(int64_t m, int64_t n, int64_t k, const double* a, const double* b, double* c) {
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, int(m), int(n), int(k), 1.0, a, int(m), b,
+              int(k), -1.0, c, int(m));
+}
+void product_minus(int64_t m, int64_t n, int64_t k, const float* a, const float* b, float* c) {
+  cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, int(m), int(n), int(k), 1.0f, a, int(m), b,
+              int(k), -1.0f, c, int(m));
 }
 
 void gram(int64_t m, int64_t k, const double* q, double* g) {
@@ -83,6 +94,22 @@ Residuals check_factorization(const T* a, int64_t m, int64_t n, int64_t lda,
   return out;
 }
 
+template <typename T>
+Residuals residuals_of_explicit_qr(const T* a, int64_t m, int64_t n, const T* q, const T* r) {
+  const double eps = unit_roundoff<T>();
+  const int64_t k = std::min(m, n);
+  Residuals out;
+  std::vector<T> diff(a, a + m * n);
+  product_minus(m, n, k, q, r, diff.data());  // QR − A
+  out.residual = scaled_ratio(frobenius_norm(m, n, diff.data(), m),
+                              frobenius_norm(m, n, a, m) * double(n) * eps);
+  std::vector<T> g(size_t(k * k), T(0));
+  for (int64_t i = 0; i < k; ++i) g[size_t(i + i * k)] = T(1);
+  gram(m, k, q, g.data());
+  out.orthogonality = frobenius_norm(k, k, g.data(), k) / (double(n) * eps);
+  return out;
+}
+
 double qr_flops(int64_t m, int64_t n) {
   const double big = double(std::max(m, n)), small = double(std::min(m, n));
   return 2.0 * big * small * small - 2.0 * small * small * small / 3.0;
@@ -92,6 +119,10 @@ template double unit_roundoff<float>();
 template double unit_roundoff<double>();
 template double frobenius_norm<float>(int64_t, int64_t, const float*, int64_t);
 template double frobenius_norm<double>(int64_t, int64_t, const double*, int64_t);
+template Residuals residuals_of_explicit_qr<float>(const float*, int64_t, int64_t, const float*,
+                                                   const float*);
+template Residuals residuals_of_explicit_qr<double>(const double*, int64_t, int64_t, const double*,
+                                                    const double*);
 template Residuals check_factorization<float>(const float*, int64_t, int64_t, int64_t,
                                               const Factorization<float>&);
 template Residuals check_factorization<double>(const double*, int64_t, int64_t, int64_t,

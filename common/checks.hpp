@@ -24,6 +24,12 @@ template <typename T>
 Residuals check_factorization(const T* a, int64_t m, int64_t n, int64_t lda,
                               const Factorization<T>& f);
 
+// Both measures for an explicit factorisation A = Q R of A (m, n) with Q
+// (m, k), R (k, n), k = min(m, n), all col-major with ld = rows: for peers
+// (LAPACK, cuSOLVER) whose Q is formed with ?orgqr.
+template <typename T>
+Residuals residuals_of_explicit_qr(const T* a, int64_t m, int64_t n, const T* q, const T* r);
+
 // Floating-point operations of a Householder QR of an m×n matrix:
 // 2mn² − 2n³/3 for m ≥ n, 2nm² − 2m³/3 otherwise.
 double qr_flops(int64_t m, int64_t n);

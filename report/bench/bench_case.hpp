@@ -1,0 +1,50 @@
+// The benchmark driver's view of a stage (issue 6): one case in, timings and
+// accuracy out. The driver (bench_main.cpp) owns repeats, CSV rows,
+// progress and resume; each stage contributes one function.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+namespace tiledqr::bench {
+
+struct BenchCase {
+  std::string stage;              // fr1, fr2, fr3, fr4, lapack, cusolver, ...
+  std::string tree = "flat";      // flat, binary, greedy
+  std::string backend = "lapack"; // CPU stages: reference or lapack
+  std::string precision = "double";
+  int64_t m = 0;
+  int64_t n = 0;
+  int tile = 32;
+  int inner_block = 0;            // CPU lapack backend: ib (0: min(tile, 32))
+  int threads = 1;                // CPU stages: workers / OpenBLAS threads
+  int executors_per_sm = 1;       // FR3
+  double double_task_weight = 2;  // FR3: round-robin weight of tsqrt/tsmqr
+  int warmup = 1;
+  int repeats = 5;
+  uint64_t seed = 42;
+  bool check = true;              // compute residual and orthogonality (of the last run)
+};
+
+struct BenchOutcome {
+  std::vector<double> seconds;  // one per timed repeat
+  double residual = std::numeric_limits<double>::quiet_NaN();
+  double orthogonality = std::numeric_limits<double>::quiet_NaN();
+  std::string device;           // "cpu" or the GPU's name
+};
+
+// Raised by a GPU stage when no GPU is present: the driver skips the case.
+struct NoDevice {
+  std::string why;
+};
+
+// GPU stages, defined in the .cu files of report/bench when CUDA is built.
+// Each times its factorisation with CUDA events on a matrix already in
+// device memory (as cuSOLVER is timed), warm-ups excluded.
+BenchOutcome bench_fr3(const BenchCase& c);
+BenchOutcome bench_fr4(const BenchCase& c);
+BenchOutcome bench_cusolver(const BenchCase& c);
+
+}  // namespace tiledqr::bench

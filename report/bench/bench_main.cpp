@@ -1,0 +1,286 @@
+// tiledqr_bench — the one benchmark driver (issue 6). Runs any subset of
+// FR1, FR2, FR3, FR4, LAPACK/OpenBLAS and cuSOLVER over a shape sweep, with
+// warm-ups and repeats, and appends one CSV row per case (median, min and
+// max seconds, GFLOP/s with flops = 2mn² − 2n³/3, residuals). Progress goes
+// to stderr; --resume skips cases the CSV already holds; GPU stages are
+// skipped, with a note, where no GPU is present.
+#include <CLI/CLI.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <ctime>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <thread>
+
+#include "cpu_stages.hpp"
+#include "csv_log.hpp"
+#include "errors.hpp"
+#include "presets.hpp"
+
+namespace tiledqr::bench {
+namespace {
+
+using StageFunction = std::function<BenchOutcome(const BenchCase&)>;
+
+const std::map<std::string, StageFunction>& stages() {
+  static const std::map<std::string, StageFunction> table = {
+      {"fr1", bench_fr1},   {"fr2", bench_fr2}, {"lapack", bench_lapack},
+      {"fr3", bench_fr3},   {"fr4", bench_fr4}, {"cusolver", bench_cusolver}};
+  return table;
+}
+
+std::string command_output(const char* command) {
+  std::string text;
+  if (FILE* pipe = popen(command, "r")) {
+    char buffer[256];
+    while (fgets(buffer, sizeof buffer, pipe)) text += buffer;
+    pclose(pipe);
+  }
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
+  return text;
+}
+
+RunContext current_context() {
+  RunContext run;
+  std::ifstream cpuinfo("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(cpuinfo, line))
+    if (line.rfind("model name", 0) == 0) {
+      run.machine = line.substr(line.find(':') + 2);
+      break;
+    }
+  if (run.machine.empty()) run.machine = "unknown cpu";
+  run.machine += " x" + std::to_string(std::thread::hardware_concurrency());
+  const std::time_t now = std::time(nullptr);
+  char date[32];
+  std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+  run.date = date;
+  run.commit = command_output("git describe --always --dirty 2>/dev/null");
+  if (run.commit.empty()) run.commit = "unknown";
+  return run;
+}
+
+std::string describe(const BenchCase& c) {
+  std::ostringstream text;
+  text << c.stage << ' ' << c.m << 'x' << c.n << ' ' << c.precision;
+  if (c.stage == "fr1" || c.stage == "fr2") text << ' ' << c.backend << " tile " << c.tile;
+  if (c.stage == "fr2" || c.stage == "fr4") text << ' ' << c.tree;
+  if (c.stage == "fr2" || c.stage == "lapack") text << " threads " << c.threads;
+  if (c.stage == "fr3") text << " executors/SM " << c.executors_per_sm << " weight " << c.double_task_weight;
+  return text.str();
+}
+
+std::string minutes(double seconds) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%dm%02ds", int(seconds) / 60, int(seconds) % 60);
+  return text;
+}
+
+// Runs one case. A first run sizes it: if it took over a second, cold
+// caches no longer matter and it counts as a timed run; otherwise it was a
+// warm-up. Then up to `repeats` timed runs, fewer where `budget` seconds
+// would be exceeded; the residuals come from the last run.
+BenchOutcome measure(const StageFunction& stage, BenchCase c, double budget) {
+  const int repeats = c.repeats;
+  const int warmup = c.warmup;
+  const bool check = c.check;
+  c.warmup = 0;
+  c.repeats = 1;
+  c.check = false;
+  BenchOutcome first = stage(c);
+  const double probe = first.seconds.front();
+  const bool probe_counts = probe > 1.0 || warmup == 0;
+  BenchOutcome outcome = first;
+  if (!probe_counts) outcome.seconds.clear();
+  const int wanted = repeats - int(outcome.seconds.size());
+  const int affordable = int(budget / std::max(probe, 1e-9)) - int(outcome.seconds.size());
+  c.warmup = probe_counts ? 0 : std::max(0, warmup - 1);
+  c.repeats = std::max(1, std::min(wanted, affordable));
+  c.check = check;
+  if (wanted > 0 && (affordable > 0 || outcome.seconds.empty())) {
+    const BenchOutcome rest = stage(c);
+    outcome.seconds.insert(outcome.seconds.end(), rest.seconds.begin(), rest.seconds.end());
+    outcome.residual = rest.residual;
+    outcome.orthogonality = rest.orthogonality;
+  } else if (check) {
+    c.repeats = 1;
+    const BenchOutcome last = stage(c);
+    outcome.seconds.insert(outcome.seconds.end(), last.seconds.begin(), last.seconds.end());
+    outcome.residual = last.residual;
+    outcome.orthogonality = last.orthogonality;
+  }
+  return outcome;
+}
+
+// Blanks the knobs a stage does not have, so rows and resume keys say only
+// what was measured, and duplicate cases collapse.
+void normalize(BenchCase& c) {
+  const bool tiled_cpu = c.stage == "fr1" || c.stage == "fr2";
+  if (c.stage != "fr2" && c.stage != "lapack") c.threads = 1;
+  if (!tiled_cpu) {
+    c.backend = "-";
+    c.inner_block = 0;
+  }
+  if (c.stage == "lapack" || c.stage == "cusolver") {
+    c.tree = "-";
+    c.tile = 0;
+  }
+  if (c.stage == "fr3") c.tree = "flat";
+  if (c.stage != "fr3") {
+    c.executors_per_sm = 0;
+    c.double_task_weight = 0;
+  }
+}
+
+std::vector<std::string> split(const std::string& text) {
+  std::vector<std::string> parts;
+  std::stringstream in(text);
+  std::string part;
+  while (std::getline(in, part, ','))
+    if (!part.empty()) parts.push_back(part);
+  return parts;
+}
+
+}  // namespace
+
+int bench_main(int argc, char** argv) {
+  CLI::App app{"tiledqr benchmark driver: one CSV row per measured case", "tiledqr_bench"};
+  std::string preset, stage_list, shape_list, out = "bench.csv", precision_list = "double";
+  std::string backend_list = "lapack", tree_list = "flat", thread_list = "1", tile_list = "32";
+  int warmup = 1, repeats = 10, inner_block = 0;
+  double budget = 20;
+  bool resume = false, no_check = false, list_only = false;
+  std::string preset_help = "a named sweep:";
+  for (const std::string& name : preset_names()) preset_help += " " + name;
+  app.add_option("--preset", preset, preset_help);
+  app.add_option("--stages", stage_list, "comma list of fr1,fr2,fr3,fr4,lapack,cusolver");
+  app.add_option("--shapes", shape_list, "comma list of MxN, e.g. 1024x1024,262144x64");
+  app.add_option("--precisions", precision_list, "double, float or both (comma list)");
+  app.add_option("--backends", backend_list, "FR1/FR2 kernels: lapack, reference");
+  app.add_option("--trees", tree_list, "FR2/FR4 trees: flat, binary, greedy");
+  app.add_option("--threads", thread_list, "FR2/LAPACK thread counts (comma list)");
+  app.add_option("--tiles", tile_list, "tile sizes (comma list)");
+  app.add_option("--inner-block", inner_block, "ib of the lapack backend (0: min(tile, 32))");
+  app.add_option("--warmup", warmup, "warm-up runs per case (default 1)");
+  app.add_option("--repeats", repeats, "timed runs per case at most (default 10)");
+  app.add_option("--budget", budget, "seconds of timed runs per case at most (default 20)");
+  app.add_option("--out", out, "CSV file to write (default bench.csv)");
+  app.add_flag("--resume", resume, "keep the CSV and skip the cases it already holds");
+  app.add_flag("--no-check", no_check, "skip the residual computation");
+  app.add_flag("--list", list_only, "print the cases and exit");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e) == 0 ? 0 : exit_code::bad_input;
+  }
+
+  try {
+    const int hardware_threads = int(std::max(1u, std::thread::hardware_concurrency()));
+    std::vector<BenchCase> cases;
+    if (!preset.empty()) {
+      cases = preset_cases(preset, hardware_threads);
+    } else {
+      if (stage_list.empty() || shape_list.empty())
+        throw InputError("give --preset, or --stages and --shapes");
+      for (const std::string& stage : split(stage_list)) {
+        if (!stages().count(stage)) throw InputError("unknown stage '" + stage + "'");
+        for (const std::string& shape : split(shape_list)) {
+          BenchCase c;
+          c.stage = stage;
+          if (std::sscanf(shape.c_str(), "%ldx%ld", &c.m, &c.n) != 2 || c.m < 1 || c.n < 1)
+            throw InputError("bad shape '" + shape + "' (expected MxN)");
+          for (const std::string& precision : split(precision_list))
+            for (const std::string& backend : split(backend_list))
+              for (const std::string& tree : split(tree_list))
+                for (const std::string& threads : split(thread_list))
+                  for (const std::string& tile : split(tile_list)) {
+                    c.precision = precision;
+                    c.backend = backend;
+                    c.tree = tree;
+                    c.threads = std::stoi(threads);
+                    c.tile = std::stoi(tile);
+                    c.inner_block = inner_block;
+                    cases.push_back(c);
+                  }
+        }
+      }
+    }
+    std::set<std::string> seen;
+    std::vector<BenchCase> unique_cases;
+    for (BenchCase c : cases) {
+      normalize(c);
+      c.warmup = warmup;
+      c.repeats = std::max(1, repeats);
+      c.check = !no_check;
+      if (seen.insert(case_key(c)).second) unique_cases.push_back(c);
+    }
+    cases = unique_cases;
+    if (list_only) {
+      for (const BenchCase& c : cases) std::cout << describe(c) << "\n";
+      return 0;
+    }
+
+    const std::set<std::string> done = resume ? completed_cases(out) : std::set<std::string>();
+    const bool append = resume && std::ifstream(out).good();
+    std::ofstream csv(out, append ? std::ios::app : std::ios::trunc);
+    if (!csv) throw InputError("cannot write '" + out + "'");
+    if (!append) {
+      csv << "# tiledqr_bench";
+      for (int a = 1; a < argc; ++a) csv << ' ' << argv[a];
+      csv << "\n";
+      for (size_t i = 0; i < csv_columns().size(); ++i) csv << (i ? "," : "") << csv_columns()[i];
+      csv << "\n" << std::flush;
+    }
+    const RunContext run = current_context();
+    const auto start = std::chrono::steady_clock::now();
+    size_t finished = 0, failed = 0, skipped = 0;
+    std::string no_device_note;
+    for (size_t index = 0; index < cases.size(); ++index) {
+      const BenchCase& c = cases[index];
+      const std::string what = describe(c);
+      if (done.count(case_key(c))) {
+        std::cerr << "[" << index + 1 << "/" << cases.size() << "] " << what << ": already in " << out << "\n";
+        continue;
+      }
+      if (!no_device_note.empty() && (c.stage == "fr3" || c.stage == "fr4" || c.stage == "cusolver")) {
+        ++skipped;
+        continue;
+      }
+      try {
+        const BenchOutcome outcome = measure(stages().at(c.stage), c, budget);
+        csv << csv_row(run, c, outcome) << "\n" << std::flush;
+        const Summary s = summarize(outcome.seconds);
+        ++finished;
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        const double left = elapsed / double(index + 1) * double(cases.size() - index - 1);
+        char line[256];
+        std::snprintf(line, sizeof line, "[%zu/%zu] %s: median %.4g s over %zu runs, residual %.3g; %s elapsed, ~%s left\n",
+                      index + 1, cases.size(), what.c_str(), s.median, outcome.seconds.size(),
+                      outcome.residual, minutes(elapsed).c_str(), minutes(left).c_str());
+        std::cerr << line;
+      } catch (const NoDevice& e) {
+        no_device_note = e.why;
+        ++skipped;
+        std::cerr << "[" << index + 1 << "/" << cases.size() << "] " << what << ": skipped, " << e.why
+                  << " (all GPU cases will be skipped)\n";
+      } catch (const std::exception& e) {
+        ++failed;
+        std::cerr << "[" << index + 1 << "/" << cases.size() << "] " << what << ": FAILED: " << e.what() << "\n";
+      }
+    }
+    std::cerr << "tiledqr_bench: " << finished << " measured, " << skipped << " skipped, " << failed
+              << " failed; wrote " << out << "\n";
+    return failed ? 1 : 0;
+  } catch (const InputError& e) {
+    std::cerr << "tiledqr_bench: error: " << e.what() << "\n";
+    return exit_code::bad_input;
+  }
+}
+
+}  // namespace tiledqr::bench
+
+int main(int argc, char** argv) { return tiledqr::bench::bench_main(argc, argv); }

@@ -1,0 +1,151 @@
+#include "presets.hpp"
+
+#include <utility>
+
+#include "errors.hpp"
+
+namespace tiledqr::bench {
+namespace {
+
+using Shape = std::pair<int64_t, int64_t>;
+
+const std::vector<Shape> kAnchorSquares = {{128, 128},   {256, 256},   {512, 512},  {1024, 1024},
+                                           {2048, 2048}, {4096, 4096}, {8192, 8192}};
+const std::vector<Shape> kAnchorTallSkinny = {{262144, 32},  {262144, 64},  {262144, 128},
+                                              {262144, 256}, {262144, 512}, {262144, 1024},
+                                              {1048576, 32}, {1048576, 64}};
+
+BenchCase make(const std::string& stage, Shape shape, const std::string& precision = "double") {
+  BenchCase c;
+  c.stage = stage;
+  c.m = shape.first;
+  c.n = shape.second;
+  c.precision = precision;
+  return c;
+}
+
+bool tall_skinny(Shape s) { return s.first >= 8 * s.second; }
+
+std::vector<int> thread_counts(int hardware_threads) {
+  std::vector<int> counts;
+  for (const int t : {1, 2, 4, 8, 16})
+    if (t <= hardware_threads) counts.push_back(t);
+  return counts;
+}
+
+// FR1, both backends, against single-threaded LAPACK (issue 2).
+void add_fr1_cpu(std::vector<BenchCase>& cases) {
+  for (const Shape& s : std::vector<Shape>{{1024, 1024}, {2048, 2048}, {4096, 4096}, {65536, 64}, {262144, 32}}) {
+    BenchCase lapack = make("lapack", s);
+    cases.push_back(lapack);
+    BenchCase small_tiles = make("fr1", s);  // the default problem's tile
+    cases.push_back(small_tiles);
+    BenchCase large_tiles = make("fr1", s);  // LAPACK-sized tiles for the lapack backend
+    large_tiles.tile = s.second >= 256 ? 256 : 64;
+    large_tiles.inner_block = large_tiles.tile == 256 ? 64 : 32;
+    cases.push_back(large_tiles);
+    BenchCase reference = make("fr1", s);
+    reference.backend = "reference";
+    cases.push_back(reference);
+  }
+}
+
+// FR2 thread sweep against OpenBLAS dgeqrf on as many threads (issue 3).
+void add_fr2_cpu(std::vector<BenchCase>& cases, int hardware_threads) {
+  const std::vector<Shape> shapes = {{2048, 2048},  {4096, 4096},  {8192, 8192},
+                                     {262144, 32},  {262144, 64},  {262144, 256}};
+  for (const Shape& s : shapes)
+    for (const int t : thread_counts(hardware_threads)) {
+      BenchCase lapack = make("lapack", s);
+      lapack.threads = t;
+      cases.push_back(lapack);
+      const std::vector<std::string> trees =
+          tall_skinny(s) ? std::vector<std::string>{"flat", "binary", "greedy"} : std::vector<std::string>{"flat"};
+      for (const std::string& tree : trees) {
+        BenchCase fr2 = make("fr2", s);
+        fr2.threads = t;
+        fr2.tree = tree;
+        fr2.tile = tall_skinny(s) ? std::min<int>(256, int(s.second)) : 192;
+        fr2.inner_block = tall_skinny(s) ? 32 : 48;
+        cases.push_back(fr2);
+      }
+    }
+}
+
+// FR3 and cuSOLVER on ANCHORS.md's shapes, and FR3's knobs (issue 4).
+void add_fr3_gpu(std::vector<BenchCase>& cases) {
+  for (const std::string precision : {"double", "float"}) {
+    std::vector<Shape> shapes = kAnchorSquares;
+    shapes.insert(shapes.end(), kAnchorTallSkinny.begin(), kAnchorTallSkinny.end());
+    for (const Shape& s : shapes) {
+      cases.push_back(make("cusolver", s, precision));
+      cases.push_back(make("fr3", s, precision));
+    }
+  }
+  for (const Shape& s : std::vector<Shape>{{1024, 1024}, {262144, 64}}) {
+    for (const int executors : {2, 4}) {
+      BenchCase c = make("fr3", s);
+      c.executors_per_sm = executors;
+      cases.push_back(c);
+    }
+    for (const double weight : {1.0, 1.5, 3.0, 4.0}) {
+      BenchCase c = make("fr3", s);
+      c.double_task_weight = weight;
+      cases.push_back(c);
+    }
+  }
+}
+
+// FR4 with each tree and cuSOLVER on ANCHORS.md's shapes (issue 5).
+void add_fr4_qr(std::vector<BenchCase>& cases) {
+  std::vector<Shape> shapes = kAnchorSquares;
+  shapes.insert(shapes.end(), kAnchorTallSkinny.begin(), kAnchorTallSkinny.end());
+  for (const Shape& s : shapes) {
+    cases.push_back(make("cusolver", s));
+    for (const std::string tree : {"flat", "binary", "greedy"}) {
+      BenchCase c = make("fr4", s);
+      c.tree = tree;
+      cases.push_back(c);
+    }
+  }
+}
+
+// A few minutes on the GPU machine: every stage and both peers (issue 6).
+void add_quick(std::vector<BenchCase>& cases, int hardware_threads) {
+  for (const Shape& s : std::vector<Shape>{{256, 256}, {1024, 1024}, {65536, 64}}) {
+    const std::string tree = tall_skinny(s) ? "binary" : "flat";
+    cases.push_back(make("lapack", s));
+    BenchCase lapack_all = make("lapack", s);
+    lapack_all.threads = hardware_threads;
+    cases.push_back(lapack_all);
+    cases.push_back(make("fr1", s));
+    BenchCase fr2 = make("fr2", s);
+    fr2.threads = hardware_threads;
+    fr2.tree = tree;
+    cases.push_back(fr2);
+    cases.push_back(make("cusolver", s));
+    cases.push_back(make("fr3", s));
+    BenchCase fr4 = make("fr4", s);
+    fr4.tree = tree;
+    cases.push_back(fr4);
+  }
+  cases.push_back(make("cusolver", {1024, 1024}, "float"));
+  cases.push_back(make("fr3", {1024, 1024}, "float"));
+}
+
+}  // namespace
+
+std::vector<std::string> preset_names() { return {"quick", "fr1_cpu", "fr2_cpu", "fr3_gpu", "fr4_qr"}; }
+
+std::vector<BenchCase> preset_cases(const std::string& name, int hardware_threads) {
+  std::vector<BenchCase> cases;
+  if (name == "quick") add_quick(cases, hardware_threads);
+  else if (name == "fr1_cpu") add_fr1_cpu(cases);
+  else if (name == "fr2_cpu") add_fr2_cpu(cases, hardware_threads);
+  else if (name == "fr3_gpu") add_fr3_gpu(cases);
+  else if (name == "fr4_qr") add_fr4_qr(cases);
+  else throw InputError("unknown preset '" + name + "'");
+  return cases;
+}
+
+}  // namespace tiledqr::bench

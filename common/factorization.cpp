@@ -23,10 +23,40 @@ Factorization<T>::Factorization(const T* a, int64_t m, int64_t n, int64_t lda, c
   if (opts.tile < 1) throw InputError("tile size must be >= 1");
   if (opts.inner_block < 0) throw InputError("inner block must be >= 0");
   tiles = TileMatrix<T>::from_colmajor(a, m, n, lda, opts.tile);
-  const size_t t_elements =
-      checked_elements({tiles.p, tiles.q, ib(), tiles.b}, sizeof(T), "T factors");
-  t_local.assign(t_elements, T(0));
-  t_merge.assign(t_elements, T(0));
+  t_local.assign(checked_elements({local_block_count(), ib(), tiles.b}, sizeof(T), "T factors"), T(0));
+  t_merge.assign(checked_elements({merge_block_count(), ib(), tiles.b}, sizeof(T), "T factors"), T(0));
+}
+
+namespace {
+
+// Tiles (i, k) with i ≥ k + offset in the panels before k, packed column
+// by column: Σ_{c<k} (p − c − offset).
+int64_t packed_panel_start(int64_t p, int64_t k, int64_t offset) {
+  return k * (p - offset) - k * (k - 1) / 2;
+}
+
+}  // namespace
+
+template <typename T>
+int64_t Factorization<T>::local_block(int64_t i, int64_t k) const {
+  if (options.tree == Tree::flat) return k;
+  return packed_panel_start(tiles.p, k, 0) + (i - k);
+}
+
+template <typename T>
+int64_t Factorization<T>::merge_block(int64_t i, int64_t k) const {
+  return packed_panel_start(tiles.p, k, 1) + (i - k - 1);
+}
+
+template <typename T>
+int64_t Factorization<T>::local_block_count() const {
+  const int64_t panels = std::min(tiles.p, tiles.q);
+  return options.tree == Tree::flat ? panels : packed_panel_start(tiles.p, panels, 0);
+}
+
+template <typename T>
+int64_t Factorization<T>::merge_block_count() const {
+  return packed_panel_start(tiles.p, std::min(tiles.p, tiles.q), 1);
 }
 
 template <typename T>

@@ -25,9 +25,14 @@ template <typename T>
 struct Factorization {
   Options options;          // tile, inner block, backend and tree used
   TileMatrix<T> tiles;      // R on and above the diagonal, reflectors V elsewhere
-  std::vector<T> t_local;   // per tile (ib, b), ld = ib: T of its geqrt
-  std::vector<T> t_merge;   // per tile (ib, b), ld = ib: T of its tsqrt/ttqrt
-                            // (reference backend: τ in the first b entries)
+  // T factors, one (ib, b) block (ld = ib) per tile that has one, packed
+  // (reference backend: τ in the first b entries of a block). Only tiles
+  // that are factored get a block, which keeps the memory at ib/b · ½ of
+  // the matrix: t_local holds geqrt's T of tile (k, k) (flat tree) or of
+  // every tile (i ≥ k) of panel k (trees); t_merge holds the tsqrt/ttqrt T
+  // of every tile (i > k). Address them with t_local_tile / t_merge_tile.
+  std::vector<T> t_local;
+  std::vector<T> t_merge;
   std::vector<TaskRecord> trace;
   double device_seconds = 0;  // set by GPU stages: time on the device only
 
@@ -54,11 +59,18 @@ struct Factorization {
   // no zero on its diagonal, otherwise throws InputError.
   DenseMatrix<T> solve(const T* b, int64_t ldb, int64_t nrhs) const;
 
-  T* t_local_tile(int64_t i, int64_t j) { return t_local.data() + (i + j * tiles.p) * t_tile_elements(); }
-  T* t_merge_tile(int64_t i, int64_t j) { return t_merge.data() + (i + j * tiles.p) * t_tile_elements(); }
-  const T* t_local_tile(int64_t i, int64_t j) const { return t_local.data() + (i + j * tiles.p) * t_tile_elements(); }
-  const T* t_merge_tile(int64_t i, int64_t j) const { return t_merge.data() + (i + j * tiles.p) * t_tile_elements(); }
+  // The T block of geqrt on tile (i, k) (i == k for the flat tree).
+  T* t_local_tile(int64_t i, int64_t k) { return t_local.data() + local_block(i, k) * t_tile_elements(); }
+  const T* t_local_tile(int64_t i, int64_t k) const { return t_local.data() + local_block(i, k) * t_tile_elements(); }
+  // The T block of tsqrt/ttqrt merging tile (i, k), i > k.
+  T* t_merge_tile(int64_t i, int64_t k) { return t_merge.data() + merge_block(i, k) * t_tile_elements(); }
+  const T* t_merge_tile(int64_t i, int64_t k) const { return t_merge.data() + merge_block(i, k) * t_tile_elements(); }
   int64_t t_tile_elements() const { return int64_t(ib()) * tiles.b; }
+  // Block indices of the packed T arrays, and their block counts.
+  int64_t local_block(int64_t i, int64_t k) const;
+  int64_t merge_block(int64_t i, int64_t k) const;
+  int64_t local_block_count() const;
+  int64_t merge_block_count() const;
 
  private:
   // Applies the reflectors of panel k's elimination `e` (see

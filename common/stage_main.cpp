@@ -1,6 +1,7 @@
 #include "stage_main.hpp"
 
 #include <CLI/CLI.hpp>
+#include <sys/resource.h>
 
 #include <chrono>
 #include <cmath>
@@ -33,6 +34,13 @@ struct RunConfig {
   bool allow_nonfinite = false;
   std::string output_r, output_q, rhs, output_x, trace;
 };
+
+// Peak resident memory of this process so far, in MiB.
+double peak_rss_mib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return double(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+}
 
 std::string json_number(double x) {
   if (!std::isfinite(x)) return "null";
@@ -125,6 +133,8 @@ int run(const RunConfig& config, const StageDescription& stage,
   const auto start = std::chrono::steady_clock::now();
   Factorization<T> f = factor_function(a.data.data(), a.rows, a.cols, a.ld(), config.options);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  // Measured before the checks allocate Q: the input plus the factorisation.
+  const double factor_peak_mib = peak_rss_mib();
   const double seconds = f.device_seconds > 0 ? f.device_seconds : wall;
   const double gflops = qr_flops(a.rows, a.cols) / seconds * 1e-9;
   const Residuals res = check_factorization(a.data.data(), a.rows, a.cols, a.ld(), f);
@@ -146,6 +156,8 @@ int run(const RunConfig& config, const StageDescription& stage,
               << ",\"residual\":" << json_number(res.residual)
               << ",\"orthogonality\":" << json_number(res.orthogonality)
               << ",\"tolerance\":" << json_number(config.tolerance)
+              << ",\"matrix_mib\":" << json_number(double(a.data.size() * sizeof(T)) / 1048576.0)
+              << ",\"peak_rss_mib\":" << json_number(factor_peak_mib)
               << ",\"check\":" << (passed ? "\"pass\"" : "\"fail\"")
               << ",\"device\":" << json_string(stage.device) << "}" << std::endl;
   } else {

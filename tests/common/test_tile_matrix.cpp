@@ -1,6 +1,9 @@
 // Tile storage (DESIGN §2.1) and the size checks behind it.
 #include <gtest/gtest.h>
 
+#include <set>
+
+#include "factorization.hpp"
 #include "size_check.hpp"
 #include "test_support.hpp"
 #include "tile_matrix.hpp"
@@ -62,6 +65,42 @@ TEST(SizeCheck, RefusesImpossibleSizes) {
     EXPECT_NE(std::string(e.what()).find("GiB"), std::string::npos) << e.what();
   }
   EXPECT_EQ(checked_elements({3, 4, 5}, 8, "x"), 60u);
+}
+
+}  // namespace
+}  // namespace tiledqr
+
+namespace tiledqr {
+namespace {
+
+// Pass rule: the packed T blocks of every factored tile are distinct and
+// inside the arrays, for every tree and for tall, square and wide grids.
+TEST(TileStorage, PackedTFactorBlocksAreDistinct) {
+  for (const Tree tree : {Tree::flat, Tree::binary, Tree::greedy})
+    for (const auto& [m, n] : std::vector<std::pair<int64_t, int64_t>>{{50, 20}, {30, 30}, {20, 70}}) {
+      Options o;
+      o.tile = 4;
+      o.tree = tree;
+      const std::vector<double> a(size_t(m * n), 1.0);
+      const Factorization<double> f(a.data(), m, n, m, o);
+      std::set<int64_t> local, merge;
+      const int32_t panels = std::min(f.tiles.p, f.tiles.q);
+      for (int32_t k = 0; k < panels; ++k)
+        for (int32_t i = k; i < f.tiles.p; ++i) {
+          if (tree != Tree::flat || i == k) {
+            const int64_t block = f.local_block(i, k);
+            EXPECT_TRUE(local.insert(block).second) << tree_name(tree);
+            EXPECT_LT(block, f.local_block_count());
+          }
+          if (i > k) {
+            const int64_t block = f.merge_block(i, k);
+            EXPECT_TRUE(merge.insert(block).second) << tree_name(tree);
+            EXPECT_LT(block, f.merge_block_count());
+          }
+        }
+      EXPECT_EQ(int64_t(local.size()), f.local_block_count());
+      EXPECT_EQ(int64_t(merge.size()), f.merge_block_count());
+    }
 }
 
 }  // namespace

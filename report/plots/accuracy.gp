@@ -1,0 +1,26 @@
+# Figure 8: accuracy of every stage and peer against size (square, double):
+# residual ‖A − QR‖_F/(‖A‖_F·n·ε) and orthogonality ‖I − QᵀQ‖_F/(n·ε).
+load 'style.gp'
+cpu = data.'/fr1_cpu.csv'; threads = data.'/fr2_cpu.csv'
+gpu3 = data.'/fr3_gpu.csv'; gpu4 = data.'/fr4_qr.csv'
+stats threads using col_threads nooutput
+most = STATS_max
+set multiplot layout 1,2 title 'Accuracy (square matrices, double; the bound is 50)'
+set logscale xy
+set xlabel 'n'
+set key inside top left
+sq(stage) = is(col_stage, stage) && column(col_m) == column(col_n) && is(col_precision, 'double')
+do for [measure in 'residual orthogonality'] {
+  c = measure eq 'residual' ? col_residual : col_orthogonality
+  set title measure eq 'residual' ? '‖A − QR‖_F / (‖A‖_F n ε)' : '‖I − Q^TQ‖_F / (n ε)'
+  set ylabel measure
+  plot [][1e-3:100] \
+    cpu using (sq('fr1') && is(col_backend, 'reference') ? column(col_n) : 1/0):c smooth unique w lp lt 1 t 'FR1 reference', \
+    threads using (sq('fr2') && column(col_threads) == most ? column(col_n) : 1/0):c smooth unique w lp lt 2 t 'FR2', \
+    cpu using (sq('lapack') ? column(col_n) : 1/0):c smooth unique w lp lt 8 t 'LAPACK', \
+    gpu3 using (sq('fr3') && column(col_exec) == 1 && column(col_weight) == 2 ? column(col_n) : 1/0):c smooth unique w lp lt 3 t 'FR3', \
+    gpu4 using (sq('fr4') && is(col_tree, 'flat') ? column(col_n) : 1/0):c smooth unique w lp lt 4 t 'FR4', \
+    gpu4 using (sq('cusolver') ? column(col_n) : 1/0):c smooth unique w lp lt 7 t 'cuSOLVER', \
+    50 w l dt 2 lc rgb '#444444' t 'bound 50'
+}
+unset multiplot

@@ -1,0 +1,23 @@
+# Figure 2: time against n for tall-skinny matrices (m = 262144).
+load 'style.gp'
+set title 'Tall-skinny matrices, m = 262144: factorisation time (double)'
+set xlabel 'n  (columns)'
+set ylabel 'time  [s]'
+set logscale xy
+set format y '10^{%L}'
+set xtics (32, 64, 128, 256, 512, 1024)
+set xrange [24:1400]
+cpu = data.'/fr1_cpu.csv'; threads = data.'/fr2_cpu.csv'
+gpu3 = data.'/fr3_gpu.csv'; gpu4 = data.'/fr4_qr.csv'
+stats threads using col_threads nooutput
+most = STATS_max
+ts(stage) = is(col_stage, stage) && column(col_m) == 262144 && is(col_precision, 'double')
+plot \
+  cpu using (ts('fr1') && is(col_backend, 'lapack') && column(col_tile) == 32 ? column(col_n) : 1/0):col_median smooth unique w lp lt 1 t 'FR1 (1 thread, b = 32)', \
+  threads using (ts('fr2') && is(col_tree, 'binary') && column(col_threads) == most ? column(col_n) : 1/0):col_median smooth unique w lp lt 2 t sprintf('FR2 binary tree (%d threads)', most), \
+  threads using (ts('lapack') && column(col_threads) == most ? column(col_n) : 1/0):col_median smooth unique w lp lt 9 t sprintf('LAPACK dgeqrf (%d threads)', most), \
+  gpu3 using (ts('fr3') && column(col_exec) == 1 && column(col_weight) == 2 ? column(col_n) : 1/0):col_median smooth unique w lp lt 3 t 'FR3 (flat tree)', \
+  gpu4 using (ts('fr4') && is(col_tree, 'flat') ? column(col_n) : 1/0):col_median smooth unique w lp lt 4 t 'FR4 flat tree', \
+  gpu4 using (ts('fr4') && is(col_tree, 'binary') ? column(col_n) : 1/0):col_median smooth unique w lp lt 5 t 'FR4 binary tree', \
+  gpu4 using (ts('fr4') && is(col_tree, 'greedy') ? column(col_n) : 1/0):col_median smooth unique w lp lt 6 t 'FR4 greedy tree', \
+  gpu4 using (ts('cusolver') ? column(col_n) : 1/0):col_median smooth unique w lp lt 7 t 'cuSOLVER dgeqrf'

@@ -1,0 +1,114 @@
+// The benchmark driver's CSV writer and resume logic (issue 6).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "csv_log.hpp"
+
+namespace tiledqr::bench {
+namespace {
+
+BenchCase sample_case() {
+  BenchCase c;
+  c.stage = "fr2";
+  c.backend = "lapack";
+  c.tree = "binary";
+  c.tile = 64;
+  c.inner_block = 16;
+  c.threads = 4;
+  c.m = 262144;
+  c.n = 64;
+  return c;
+}
+
+// Pass rule: a row has one field per documented column, in order, with the
+// median/min/max of the sample and GFLOP/s = (2mn² − 2n³/3)/median/1e9.
+TEST(BenchCsv, RowHasTheDocumentedColumns) {
+  RunContext run{"cpu model x16", "2026-11-21T00:00:00Z", "abc1234"};
+  BenchOutcome outcome;
+  outcome.seconds = {0.3, 0.1, 0.2};
+  outcome.residual = 0.5;
+  outcome.orthogonality = 0.25;
+  outcome.device = "cpu";
+  const std::string row = csv_row(run, sample_case(), outcome);
+  std::vector<std::string> fields;
+  size_t start = 0;
+  for (size_t comma; (comma = row.find(',', start)) != std::string::npos; start = comma + 1)
+    fields.push_back(row.substr(start, comma - start));
+  fields.push_back(row.substr(start));
+  ASSERT_EQ(fields.size(), csv_columns().size()) << row;
+  auto field = [&](const char* name) {
+    for (size_t i = 0; i < csv_columns().size(); ++i)
+      if (csv_columns()[i] == name) return fields[i];
+    return std::string("missing");
+  };
+  EXPECT_EQ(field("machine"), "cpu model x16");
+  EXPECT_EQ(field("gpu"), "none");
+  EXPECT_EQ(field("commit"), "abc1234");
+  EXPECT_EQ(field("stage"), "fr2");
+  EXPECT_EQ(field("tree"), "binary");
+  EXPECT_EQ(field("repeats"), "3");
+  EXPECT_EQ(field("seconds_median"), "0.2");
+  EXPECT_EQ(field("seconds_min"), "0.1");
+  EXPECT_EQ(field("seconds_max"), "0.3");
+  const double flops = 2.0 * 262144 * 64 * 64 - 2.0 * 64 * 64 * 64 / 3;
+  EXPECT_NEAR(std::stod(field("gflops")), flops / 0.2 * 1e-9, 1e-4);
+  EXPECT_EQ(field("residual"), "0.5");
+}
+
+// Pass rule: a GPU name containing a comma is quoted, and a NaN residual
+// is an empty field (gnuplot's missing value).
+TEST(BenchCsv, QuotesAndMissingValues) {
+  RunContext run{"cpu", "d", "c"};
+  BenchOutcome outcome;
+  outcome.seconds = {1.0};
+  outcome.device = "GPU, with comma";
+  const std::string row = csv_row(run, sample_case(), outcome);
+  EXPECT_NE(row.find("\"GPU, with comma\""), std::string::npos) << row;
+  EXPECT_EQ(row.substr(row.size() - 2), ",,") << row;
+}
+
+// Pass rule: completed_cases reads back exactly the keys of the rows a file
+// holds (comments and header skipped), so --resume skips those and only
+// those; a missing file gives no keys.
+TEST(BenchCsv, ResumeReadsBackCompletedCases) {
+  char path[] = "/tmp/tiledqr-csv-XXXXXX";
+  const int fd = mkstemp(path);
+  ASSERT_GE(fd, 0);
+  close(fd);
+  RunContext run{"cpu", "d", "c"};
+  BenchOutcome outcome;
+  outcome.seconds = {1.0};
+  outcome.device = "cpu";
+  BenchCase first = sample_case(), second = sample_case(), third = sample_case();
+  second.threads = 8;
+  third.precision = "float";
+  {
+    std::ofstream out(path);
+    out << "# tiledqr_bench --preset x\n";
+    for (size_t i = 0; i < csv_columns().size(); ++i) out << (i ? "," : "") << csv_columns()[i];
+    out << "\n" << csv_row(run, first, outcome) << "\n" << csv_row(run, second, outcome) << "\n";
+  }
+  const std::set<std::string> keys = completed_cases(path);
+  std::remove(path);
+  EXPECT_EQ(keys.size(), 2u);
+  EXPECT_TRUE(keys.count(case_key(first)));
+  EXPECT_TRUE(keys.count(case_key(second)));
+  EXPECT_FALSE(keys.count(case_key(third)));
+  EXPECT_TRUE(completed_cases("/nonexistent/file.csv").empty());
+}
+
+// Pass rule: the median of an odd sample is its middle value, of an even
+// sample the mean of the middle two.
+TEST(BenchCsv, Summary) {
+  const Summary odd = summarize({5, 1, 3});
+  EXPECT_EQ(odd.median, 3);
+  EXPECT_EQ(odd.min, 1);
+  EXPECT_EQ(odd.max, 5);
+  EXPECT_EQ(summarize({4, 1, 3, 2}).median, 2.5);
+}
+
+}  // namespace
+}  // namespace tiledqr::bench

@@ -3,13 +3,17 @@
 #include <CLI/CLI.hpp>
 #include <sys/resource.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <iostream>
 #include <random>
 #include <sstream>
+#include <system_error>
 #include <thread>
 
 #include "checks.hpp"
@@ -34,6 +38,30 @@ struct RunConfig {
   bool allow_nonfinite = false;
   std::string output_r, output_q, rhs, output_x, trace;
 };
+
+// CLI11 2.1 converts integer options with strtoll/strtoull in base 0, so
+// "010" would silently mean 8 and "0x10" 16, a value beyond 64 bits would be
+// clamped to the largest one, and "-1" would wrap to 2^64 - 1 for the seed.
+// Sizes, counts and seeds are decimal: this transform lets through only an
+// optional '-' (where `negative_allowed`) and digits that fit in 64 bits,
+// and drops leading zeros so that CLI11 reads the rest as decimal.
+CLI::Validator decimal_integer(bool negative_allowed) {
+  auto check = [negative_allowed](std::string& text) -> std::string {
+    const bool negative = !text.empty() && text[0] == '-';
+    const std::string digits = text.substr(negative ? 1 : 0);
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos ||
+        (negative && !negative_allowed))
+      return "'" + text + "' is not a decimal integer" + (negative_allowed ? "" : " >= 0");
+    errno = 0;
+    if (negative) static_cast<void>(std::strtoll(text.c_str(), nullptr, 10));
+    else static_cast<void>(std::strtoull(text.c_str(), nullptr, 10));
+    if (errno == ERANGE) return "'" + text + "' does not fit in 64 bits";
+    const size_t first_digit = std::min(digits.find_first_not_of('0'), digits.size() - 1);
+    text = (negative ? "-" : "") + digits.substr(first_digit);
+    return "";
+  };
+  return CLI::Validator(check, "");
+}
 
 // Peak resident memory of this process so far, in MiB.
 double peak_rss_mib() {
@@ -195,17 +223,24 @@ int run(const RunConfig& config, const StageDescription& stage,
 int stage_main(int argc, char** argv, const StageDescription& stage) {
   RunConfig config;
   CLI::App app{stage.summary, stage.name};
-  auto* m_option = app.add_option("--m", config.m, "rows of the random matrix (default 2048)");
-  auto* n_option = app.add_option("--n", config.n, "columns of the random matrix (default 1024)");
+  const CLI::Validator signed_decimal = decimal_integer(true);
+  const CLI::Validator unsigned_decimal = decimal_integer(false);
+  auto* m_option = app.add_option("--m", config.m, "rows of the random matrix (default 2048)")
+                       ->transform(signed_decimal);
+  auto* n_option = app.add_option("--n", config.n, "columns of the random matrix (default 1024)")
+                       ->transform(signed_decimal);
   auto* input_option = app.add_option("--input", config.input, "Matrix Market file to factor");
   input_option->excludes(m_option)->excludes(n_option);
-  app.add_option("--tile", config.options.tile, "tile size b (default 32)");
+  app.add_option("--tile", config.options.tile, "tile size b (default 32)")->transform(signed_decimal);
   app.add_option("--inner-block", config.options.inner_block,
-                 "inner block ib of the lapack backend (default min(b, 32))");
+                 "inner block ib of the lapack backend (default min(b, 32))")
+      ->transform(signed_decimal);
   app.add_option("--precision", config.precision, "double or float")
       ->check(CLI::IsMember({"double", "float"}));
-  app.add_option("--seed", config.seed, "seed of the random matrix (default 42)");
-  app.add_option("--threads", config.options.threads, "worker threads (0: all hardware threads)");
+  app.add_option("--seed", config.seed, "seed of the random matrix (default 42)")
+      ->transform(unsigned_decimal);
+  app.add_option("--threads", config.options.threads, "worker threads (0: all hardware threads)")
+      ->transform(signed_decimal);
   app.add_option("--tree", config.tree, "elimination tree: flat, binary or greedy")
       ->check(CLI::IsMember({"flat", "binary", "greedy"}));
   app.add_option("--backend", config.backend, "tile kernels: reference or lapack (default lapack)")
@@ -262,6 +297,12 @@ int stage_main(int argc, char** argv, const StageDescription& stage) {
     return exit_code::stalled;
   } catch (const std::bad_alloc&) {
     std::cerr << stage.name << ": error: out of host memory\n";
+    return exit_code::bad_input;
+  } catch (const std::system_error& e) {
+    // Typically std::thread failing to start a worker (--threads beyond what
+    // the system allows): like memory above, a request the machine refused.
+    std::cerr << stage.name << ": error: the system refused a resource: " << e.what()
+              << (stage.uses_threads ? " (try fewer --threads)" : "") << "\n";
     return exit_code::bad_input;
   }
 }

@@ -3,7 +3,7 @@
 // meson passes both programs' paths.
 //
 // TILEDQR_TEST_BACKEND=reference makes every run use --backend reference
-// (scripts/tsan sets it: OpenBLAS is not built for ThreadSanitizer).
+// (see scripts/tsan).
 
 #include <gtest/gtest.h>
 #include <sys/wait.h>

@@ -2,7 +2,8 @@
 // every stage is tested against FR1).
 //
 // TILEDQR_TEST_BACKEND=reference runs every test on the reference kernels
-// only (scripts/tsan sets it: OpenBLAS is not built for ThreadSanitizer).
+// only: for ThreadSanitizer runs, should OpenBLAS (not built for TSan) ever
+// produce reports (see scripts/tsan).
 
 #include "threaded_executor.hpp"
 

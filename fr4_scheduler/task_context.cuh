@@ -9,6 +9,9 @@
 //       for (int i = ctx.rank(); i < a.n; i += ctx.size()) a.y[i] += a.alpha * a.x[i];
 //     }
 //   };
+//
+// In a template on Ctx, params_of<P>(ctx) and scratch_of<T>(ctx) spare the
+// caller the `ctx.template params<P>()` spelling.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +31,7 @@ class TaskContext {
 
   // The running task's id (its index in the Graph).
   __device__ int32_t task() const { return task_; }
-  // The warp that runs it (for a block task: the warp that claimed it).
+  // The warp that runs it (for a block task: the block's first warp).
   __device__ int32_t worker() const { return worker_; }
   // This thread's index in the team, 0 … size() − 1.
   __device__ int rank() const { return rank_; }
@@ -74,5 +77,17 @@ class TaskContext {
   const RunParams* run_params_;
   const Watch* watch_;
 };
+
+// The run's parameter block of `ctx`: params_of<MyParams>(ctx).
+template <class P, class Ctx>
+__device__ P params_of(const Ctx& ctx) {
+  return ctx.template params<P>();
+}
+
+// The team's shared scratch memory of `ctx` as T*: scratch_of<double>(ctx).
+template <class T, class Ctx>
+__device__ T* scratch_of(const Ctx& ctx) {
+  return ctx.template scratch<T>();
+}
 
 }  // namespace tiledqr::fr4

@@ -1,0 +1,504 @@
+// FR3's host side: device memory, the co-residency check, the cooperative
+// launch of persistent_qr_kernel, the watchdog, and the apply side.
+#include "gpu_qr.hpp"
+
+#include <cuda/atomic>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <string>
+#include <thread>
+
+#include "apply_q_kernel.cuh"
+#include "back_substitution_kernel.cuh"
+#include "cuda_check.hpp"
+#include "layout_kernels.cuh"
+#include "persistent_qr.cuh"
+
+namespace tiledqr::gpu {
+
+bool device_available() {
+  int count = 0;
+  if (cudaGetDeviceCount(&count) != cudaSuccess) {
+    cudaGetLastError();  // clear the sticky "no device" status
+    return false;
+  }
+  return count > 0;
+}
+
+std::string device_name() {
+  int count = 0;
+  check(cudaGetDeviceCount(&count), "looking for a CUDA device");
+  if (count == 0) throw GpuError("no CUDA device found");
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  cudaDeviceProp props;
+  check(cudaGetDeviceProperties(&props, device), "cudaGetDeviceProperties");
+  return props.name;
+}
+
+namespace {
+
+int ceil_log2(uint64_t value) {
+  int log2 = 0;
+  while ((uint64_t(1) << log2) < value) ++log2;
+  return log2;
+}
+
+// Blocks for a grid-stride loop over `count` elements.
+unsigned grid_for(int64_t count) {
+  const int64_t threads = 256;
+  return unsigned(std::clamp<int64_t>((count + threads - 1) / threads, 1, 4096));
+}
+
+// The two words the watchdog shares with the kernel, in host-mapped memory.
+struct WatchdogWords {
+  uint64_t progress;  // tasks completed (written by the scheduler)
+  int32_t abort;      // raised by the host
+};
+
+int64_t tile_count_of(int64_t extent) {
+  return (extent + warp_tile - 1) / warp_tile;
+}
+
+}  // namespace
+
+template <typename T>
+struct GpuFactorizationState {
+  int64_t m = 0, n = 0;
+  int32_t p = 0, q = 0;
+  int64_t tasks_total = 0;
+  GpuOptions options;
+  PersistentQrParams<T> params;  // device pointers below, filled once
+  DeviceBuffer<T> tiles, tau_local, tau_merge;
+  DeviceBuffer<uint64_t> ready_slots, ready_control, finished_slots, finished_control;
+  DeviceBuffer<GridCell> global_cells;
+  DeviceBuffer<DeviceTraceRecord> trace_records;
+  DeviceBuffer<unsigned long long> trace_count;
+  WatchdogWords* watchdog_host = nullptr;  // cudaHostAlloc'ed, mapped
+  WatchdogWords* watchdog_device = nullptr;
+  size_t shared_bytes = 0;  // dynamic shared memory per block
+  int blocks = 0;           // 1 scheduler + executors
+  bool queues_clean = false;
+  cudaEvent_t start = nullptr, stop = nullptr;
+  double device_seconds = 0;
+  std::vector<TaskRecord> trace;
+
+  ~GpuFactorizationState() {
+    if (watchdog_host) cudaFreeHost(watchdog_host);
+    if (start) cudaEventDestroy(start);
+    if (stop) cudaEventDestroy(stop);
+  }
+};
+
+namespace {
+
+// Picks the shared memory per block (the grid's cells go to the
+// scheduler's shared memory when they fit) and proves that 1 + E blocks can
+// be resident at once, as the spinning roles need.
+template <typename T>
+void plan_launch(GpuFactorizationState<T>& s) {
+  int device = 0;
+  check(cudaGetDevice(&device), "cudaGetDevice");
+  int sms = 0, cooperative = 0, shared_optin = 0;
+  check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "SM count");
+  check(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device), "cooperative launch");
+  check(cudaDeviceGetAttribute(&shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+        "shared memory limit");
+  if (!cooperative) throw GpuError("the device does not support cooperative launches, which FR3 needs");
+  const int executors = sms * s.options.executors_per_sm;
+  s.blocks = executors + 1;
+  const size_t executor_bytes = warp_shared_elements * sizeof(T);
+  const size_t cell_bytes = size_t(s.p) * size_t(s.q) * sizeof(GridCell);
+  const size_t with_cells = std::max(executor_bytes, scheduler_shared_bytes + cell_bytes);
+  const size_t without_cells = std::max(executor_bytes, scheduler_shared_bytes);
+  int per_sm = 0;
+  bool cells_in_shared = false;
+  for (const bool try_cells : {true, false}) {
+    const size_t bytes = try_cells ? with_cells : without_cells;
+    if (bytes > size_t(shared_optin)) continue;
+    check(cudaFuncSetAttribute(persistent_qr_kernel<T>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               int(bytes)),
+          "setting the persistent kernel's shared memory");
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, persistent_qr_kernel<T>, 32, bytes),
+          "occupancy of the persistent kernel");
+    s.shared_bytes = bytes;
+    cells_in_shared = try_cells;
+    if (int64_t(per_sm) * sms >= s.blocks) break;
+  }
+  if (int64_t(per_sm) * sms < s.blocks)
+    throw GpuError("FR3 needs " + std::to_string(s.blocks) + " co-resident blocks (1 scheduler + " +
+                   std::to_string(executors) + " executors = " +
+                   std::to_string(s.options.executors_per_sm) + " per SM x " + std::to_string(sms) +
+                   " SMs) of 32 threads and " + std::to_string(s.shared_bytes) +
+                   " bytes of shared memory, but the device holds only " + std::to_string(per_sm) +
+                   " per SM x " + std::to_string(sms) + " SMs = " + std::to_string(per_sm * sms) +
+                   "; use fewer executors per SM");
+  s.params.executors = executors;
+  if (!cells_in_shared)
+    s.global_cells = DeviceBuffer<GridCell>(size_t(s.p) * s.q, "task grid cells");
+  s.params.global_cells = s.global_cells.get();
+}
+
+template <typename T>
+std::unique_ptr<GpuFactorizationState<T>> make_state(int64_t m, int64_t n, const GpuOptions& options) {
+  if (m < 1 || n < 1)
+    throw InputError("matrix must be at least 1x1, got " + std::to_string(m) + "x" + std::to_string(n));
+  if (options.executors_per_sm < 1) throw InputError("executors per SM must be >= 1");
+  if (!(options.double_task_weight > 0)) throw InputError("double task weight must be > 0");
+  if (!(options.watchdog_seconds > 0)) throw InputError("watchdog seconds must be > 0");
+  const int64_t p = tile_count_of(m), q = tile_count_of(n);
+  if (p >= max_tile_count || q >= max_tile_count)
+    throw InputError("FR3 handles at most " + std::to_string(max_tile_count - 1) +
+                     " tiles per dimension; got " + std::to_string(p) + "x" + std::to_string(q));
+  int devices = 0;
+  check(cudaGetDeviceCount(&devices), "looking for a CUDA device");
+  if (devices == 0) throw GpuError("no CUDA device found");
+
+  auto s = std::make_unique<GpuFactorizationState<T>>();
+  s->m = m;
+  s->n = n;
+  s->p = int32_t(p);
+  s->q = int32_t(q);
+  s->options = options;
+  s->tasks_total = grid_task_count(s->p, s->q);
+  plan_launch(*s);
+
+  const size_t cells = size_t(p) * size_t(q);
+  s->tiles = DeviceBuffer<T>(cells * tile_elements, "tiles");
+  s->tau_local = DeviceBuffer<T>(cells * warp_tile, "tau");
+  s->tau_merge = DeviceBuffer<T>(cells * warp_tile, "tau");
+  check(cudaMemset(s->tau_local.get(), 0, cells * warp_tile * sizeof(T)), "clearing tau");
+  check(cudaMemset(s->tau_merge.get(), 0, cells * warp_tile * sizeof(T)), "clearing tau");
+  PersistentQrParams<T>& prm = s->params;
+  // A ready queue holds what its executor has yet to run: a few tasks; if
+  // one fills, the scheduler waits for that executor, which never waits
+  // for the scheduler. The finished queue holds at most one task per cell.
+  prm.ready_capacity_log2 = std::clamp(ceil_log2(cells + 1), 1, 8);
+  prm.finished_capacity_log2 = ceil_log2(cells + 32);
+  s->ready_slots = DeviceBuffer<uint64_t>(size_t(prm.executors) << prm.ready_capacity_log2, "ready queues");
+  s->ready_control = DeviceBuffer<uint64_t>(size_t(prm.executors) * 2 * queue_control_stride, "ready queues");
+  s->finished_slots = DeviceBuffer<uint64_t>(size_t(1) << prm.finished_capacity_log2, "finished queue");
+  s->finished_control = DeviceBuffer<uint64_t>(2 * queue_control_stride, "finished queue");
+  if (options.trace) {
+    s->trace_records = DeviceBuffer<DeviceTraceRecord>(size_t(s->tasks_total), "trace");
+    s->trace_count = DeviceBuffer<unsigned long long>(1, "trace");
+  }
+  check(cudaHostAlloc(reinterpret_cast<void**>(&s->watchdog_host), sizeof(WatchdogWords),
+                      cudaHostAllocMapped),
+        "allocating the watchdog's host-mapped words");
+  std::memset(s->watchdog_host, 0, sizeof(WatchdogWords));
+  check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&s->watchdog_device), s->watchdog_host, 0),
+        "mapping the watchdog's words");
+  check(cudaEventCreate(&s->start), "cudaEventCreate");
+  check(cudaEventCreate(&s->stop), "cudaEventCreate");
+
+  prm.tiles = s->tiles.get();
+  prm.tau_local = s->tau_local.get();
+  prm.tau_merge = s->tau_merge.get();
+  prm.p = s->p;
+  prm.q = s->q;
+  prm.tasks_total = s->tasks_total;
+  prm.double_task_weight = options.double_task_weight;
+  prm.ready_slots = s->ready_slots.get();
+  prm.ready_control = s->ready_control.get();
+  prm.finished_slots = s->finished_slots.get();
+  prm.finished_control = s->finished_control.get();
+  prm.progress = &s->watchdog_device->progress;
+  prm.abort_flag = &s->watchdog_device->abort;
+  prm.trace = s->trace_records.get();
+  prm.trace_count = s->trace_count.get();
+  prm.drop_completion = options.test_drop_completion;
+  return s;
+}
+
+// Fresh queues: every slot waiting for lap 0, heads and tails at 0.
+template <typename T>
+void reset_queues(GpuFactorizationState<T>& s) {
+  const TaskQueue any;
+  const uint64_t empty = any.empty_marker(0);
+  fill_words_kernel<<<grid_for(s.ready_slots.size()), 256>>>(s.ready_slots.get(),
+                                                             int64_t(s.ready_slots.size()), empty);
+  check_launch("fill_words_kernel");
+  fill_words_kernel<<<grid_for(s.finished_slots.size()), 256>>>(
+      s.finished_slots.get(), int64_t(s.finished_slots.size()), empty);
+  check_launch("fill_words_kernel");
+  check(cudaMemset(s.ready_control.get(), 0, s.ready_control.size() * sizeof(uint64_t)), "queue reset");
+  check(cudaMemset(s.finished_control.get(), 0, s.finished_control.size() * sizeof(uint64_t)),
+        "queue reset");
+  check(cudaDeviceSynchronize(), "queue reset");
+  s.queues_clean = true;
+}
+
+// Waits for the run to end; raises the abort flag when the scheduler's
+// progress counter has not moved for watchdog_seconds.
+template <typename T>
+void watch(GpuFactorizationState<T>& s) {
+  using clock = std::chrono::steady_clock;
+  cuda::atomic_ref<uint64_t, cuda::thread_scope_system> progress(s.watchdog_host->progress);
+  cuda::atomic_ref<int32_t, cuda::thread_scope_system> abort(s.watchdog_host->abort);
+  uint64_t seen = 0;
+  auto last_change = clock::now();
+  for (;;) {
+    const cudaError_t status = cudaEventQuery(s.stop);
+    if (status == cudaSuccess) return;
+    if (status != cudaErrorNotReady) check(status, "FR3 persistent kernel");
+    const uint64_t now_done = progress.load(cuda::memory_order_relaxed);
+    const auto now = clock::now();
+    if (now_done != seen) {
+      seen = now_done;
+      last_change = now;
+    } else if (std::chrono::duration<double>(now - last_change).count() > s.options.watchdog_seconds) {
+      abort.store(1, cuda::memory_order_relaxed);
+      s.queues_clean = false;
+      // Every wait loop of the kernel polls the flag; give it a bounded time.
+      const auto raised = clock::now();
+      while (cudaEventQuery(s.stop) == cudaErrorNotReady &&
+             std::chrono::duration<double>(clock::now() - raised).count() < 10)
+        std::this_thread::sleep_for(std::chrono::microseconds(100));
+      const cudaError_t after = cudaEventQuery(s.stop);
+      std::string what = "FR3: no task completed for " + std::to_string(s.options.watchdog_seconds) +
+                         " s (" + std::to_string(seen) + " of " + std::to_string(s.tasks_total) +
+                         " tasks done); the watchdog ended the run";
+      if (after == cudaErrorNotReady) what += ", but the kernel did not stop";
+      else if (after != cudaSuccess) what += std::string(" (then: ") + cudaGetErrorString(after) + ")";
+      throw StallError(what);
+    }
+    std::this_thread::sleep_for(std::chrono::microseconds(50));
+  }
+}
+
+template <typename T>
+void run_factorization(GpuFactorizationState<T>& s, const T* d_a, int64_t lda) {
+  if (lda < s.m) throw InputError("lda must be >= m");
+  if (!s.queues_clean) reset_queues(s);
+  s.watchdog_host->progress = 0;
+  s.watchdog_host->abort = 0;
+  if (s.options.trace) check(cudaMemset(s.trace_count.get(), 0, sizeof(unsigned long long)), "trace reset");
+  check(cudaEventRecord(s.start), "cudaEventRecord");
+  const int64_t elements = int64_t(s.p) * s.q * tile_elements;
+  colmajor_to_tiles_kernel<<<grid_for(elements), 256>>>(d_a, lda, s.m, s.n, s.tiles.get(), s.p, s.q);
+  check_launch("colmajor_to_tiles_kernel");
+  void* args[] = {&s.params};
+  check(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(persistent_qr_kernel<T>), dim3(s.blocks),
+                                    dim3(32), args, s.shared_bytes, nullptr),
+        "launching the FR3 persistent kernel");
+  check(cudaEventRecord(s.stop), "cudaEventRecord");
+  watch(s);
+  check(cudaEventSynchronize(s.stop), "FR3 persistent kernel");
+  float ms = 0;
+  check(cudaEventElapsedTime(&ms, s.start, s.stop), "cudaEventElapsedTime");
+  s.device_seconds = ms * 1e-3;
+
+  s.trace.clear();
+  if (s.options.trace) {
+    unsigned long long count = 0;
+    check(cudaMemcpy(&count, s.trace_count.get(), sizeof count, cudaMemcpyDeviceToHost), "trace");
+    std::vector<DeviceTraceRecord> records(std::min<unsigned long long>(count, s.tasks_total));
+    check(cudaMemcpy(records.data(), s.trace_records.get(), records.size() * sizeof(DeviceTraceRecord),
+                     cudaMemcpyDeviceToHost),
+          "trace");
+    int64_t origin = INT64_MAX;
+    for (const DeviceTraceRecord& r : records) origin = std::min(origin, r.start_ns);
+    for (const DeviceTraceRecord& r : records) {
+      TaskRecord t;
+      t.task = unpack_task(r.task_word);
+      t.worker = r.executor;
+      t.start_ns = r.start_ns - origin;
+      t.end_ns = r.end_ns - origin;
+      s.trace.push_back(t);
+    }
+    std::sort(s.trace.begin(), s.trace.end(),
+              [](const TaskRecord& a, const TaskRecord& b) { return a.start_ns < b.start_ns; });
+  }
+}
+
+// B (rows, cols) col-major → a fresh (p · ceil(cols/32)) tile buffer.
+template <typename T>
+DeviceBuffer<T> to_tiles(const T* d_b, int64_t ldb, int64_t rows, int64_t cols, int32_t p) {
+  const int32_t qb = int32_t(tile_count_of(cols));
+  DeviceBuffer<T> tiles(size_t(p) * qb * tile_elements, "right-hand side tiles");
+  const int64_t elements = int64_t(p) * qb * tile_elements;
+  colmajor_to_tiles_kernel<<<grid_for(elements), 256>>>(d_b, ldb, rows, cols, tiles.get(), p, qb);
+  check_launch("colmajor_to_tiles_kernel");
+  return tiles;
+}
+
+template <typename T>
+void from_tiles(const DeviceBuffer<T>& tiles, int32_t p, int64_t rows, int64_t cols, T* d_b, int64_t ldb) {
+  const int32_t qb = int32_t(tile_count_of(cols));
+  tiles_to_colmajor_kernel<<<grid_for(int64_t(tiles.size())), 256>>>(tiles.get(), p, qb, rows, cols, d_b, ldb);
+  check_launch("tiles_to_colmajor_kernel");
+}
+
+template <typename T>
+void apply(const GpuFactorizationState<T>& s, bool transpose, DeviceBuffer<T>& b_tiles, int64_t cols) {
+  const int32_t qb = int32_t(tile_count_of(cols));
+  const int32_t steps = std::min(s.p, s.q);
+  apply_q_kernel<<<qb, 32, warp_shared_elements * sizeof(T)>>>(
+      transpose, s.tiles.get(), s.tau_local.get(), s.tau_merge.get(), s.p, steps, b_tiles.get());
+  check_launch("apply_q_kernel");
+}
+
+void check_rhs(int64_t rows, int64_t ld, int64_t nrhs, const char* name) {
+  if (nrhs < 0) throw InputError("number of right-hand sides must be >= 0");
+  if (ld < rows) throw InputError(std::string(name) + " is too small for the matrix's rows");
+}
+
+}  // namespace
+
+template <typename T>
+GpuFactorization<T>::GpuFactorization() = default;
+template <typename T>
+GpuFactorization<T>::~GpuFactorization() = default;
+template <typename T>
+GpuFactorization<T>::GpuFactorization(GpuFactorization&&) noexcept = default;
+template <typename T>
+GpuFactorization<T>& GpuFactorization<T>::operator=(GpuFactorization&&) noexcept = default;
+
+template <typename T>
+int64_t GpuFactorization<T>::rows() const { return state_->m; }
+template <typename T>
+int64_t GpuFactorization<T>::cols() const { return state_->n; }
+template <typename T>
+const T* GpuFactorization<T>::device_tiles() const { return state_->tiles.get(); }
+template <typename T>
+int32_t GpuFactorization<T>::tile_rows() const { return state_->p; }
+template <typename T>
+int32_t GpuFactorization<T>::tile_cols() const { return state_->q; }
+template <typename T>
+double GpuFactorization<T>::device_seconds() const { return state_->device_seconds; }
+template <typename T>
+const std::vector<TaskRecord>& GpuFactorization<T>::trace() const { return state_->trace; }
+template <typename T>
+const GpuOptions& GpuFactorization<T>::options() const { return state_->options; }
+
+template <typename T>
+void GpuFactorization<T>::refactor(const T* d_a, int64_t lda) {
+  run_factorization(*state_, d_a, lda);
+}
+
+template <typename T>
+void GpuFactorization<T>::r(T* d_r, int64_t ldr) const {
+  const GpuFactorizationState<T>& s = *state_;
+  const int64_t k = std::min(s.m, s.n);
+  if (ldr < k) throw InputError("ldr must be >= min(m, n)");
+  extract_r_kernel<<<grid_for(k * s.n), 256>>>(s.tiles.get(), s.p, k, s.n, d_r, ldr);
+  check_launch("extract_r_kernel");
+  check(cudaDeviceSynchronize(), "extracting R");
+}
+
+template <typename T>
+void GpuFactorization<T>::apply_qt(T* d_b, int64_t ldb, int64_t nrhs) const {
+  check_rhs(state_->m, ldb, nrhs, "ldb");
+  if (nrhs == 0) return;
+  DeviceBuffer<T> b_tiles = to_tiles(d_b, ldb, state_->m, nrhs, state_->p);
+  apply(*state_, true, b_tiles, nrhs);
+  from_tiles(b_tiles, state_->p, state_->m, nrhs, d_b, ldb);
+  check(cudaDeviceSynchronize(), "applying Q^T");
+}
+
+template <typename T>
+void GpuFactorization<T>::apply_q(T* d_b, int64_t ldb, int64_t nrhs) const {
+  check_rhs(state_->m, ldb, nrhs, "ldb");
+  if (nrhs == 0) return;
+  DeviceBuffer<T> b_tiles = to_tiles(d_b, ldb, state_->m, nrhs, state_->p);
+  apply(*state_, false, b_tiles, nrhs);
+  from_tiles(b_tiles, state_->p, state_->m, nrhs, d_b, ldb);
+  check(cudaDeviceSynchronize(), "applying Q");
+}
+
+template <typename T>
+void GpuFactorization<T>::thin_q(T* d_q, int64_t ldq) const {
+  const GpuFactorizationState<T>& s = *state_;
+  if (ldq < s.m) throw InputError("ldq must be >= m");
+  const int64_t k = std::min(s.m, s.n);
+  const int32_t qb = int32_t(tile_count_of(k));
+  DeviceBuffer<T> q_tiles(size_t(s.p) * qb * tile_elements, "thin Q tiles");
+  identity_tiles_kernel<<<grid_for(int64_t(q_tiles.size())), 256>>>(q_tiles.get(), s.p, qb, k);
+  check_launch("identity_tiles_kernel");
+  apply(s, false, q_tiles, k);
+  from_tiles(q_tiles, s.p, s.m, k, d_q, ldq);
+  check(cudaDeviceSynchronize(), "forming the thin Q");
+}
+
+template <typename T>
+void GpuFactorization<T>::solve(const T* d_b, int64_t ldb, int64_t nrhs, T* d_x, int64_t ldx) const {
+  const GpuFactorizationState<T>& s = *state_;
+  if (s.m < s.n)
+    throw InputError("solve needs m >= n (least squares); got " + std::to_string(s.m) + "x" +
+                     std::to_string(s.n));
+  check_rhs(s.m, ldb, nrhs, "ldb");
+  if (ldx < s.n) throw InputError("ldx must be >= n");
+  if (nrhs == 0) return;
+  // R's diagonal, to refuse a rank-deficient R as the CPU's solve does.
+  DeviceBuffer<T> d_diagonal(size_t(s.n), "R's diagonal");
+  extract_diagonal_kernel<<<grid_for(s.n), 256>>>(s.tiles.get(), s.p, s.n, d_diagonal.get());
+  check_launch("extract_diagonal_kernel");
+  std::vector<T> diagonal(size_t(s.n));
+  check(cudaMemcpy(diagonal.data(), d_diagonal.get(), diagonal.size() * sizeof(T), cudaMemcpyDeviceToHost),
+        "reading R's diagonal");
+  for (int64_t i = 0; i < s.n; ++i)
+    if (diagonal[i] == T(0))
+      throw InputError("solve: matrix is rank-deficient (R(" + std::to_string(i + 1) + "," +
+                       std::to_string(i + 1) + ") = 0)");
+  DeviceBuffer<T> b_tiles = to_tiles(d_b, ldb, s.m, nrhs, s.p);
+  apply(s, true, b_tiles, nrhs);
+  DeviceBuffer<T> y(size_t(s.n) * nrhs, "Q^T B");
+  from_tiles(b_tiles, s.p, s.n, nrhs, y.get(), s.n);
+  back_substitution_kernel<<<unsigned(nrhs), 32>>>(s.tiles.get(), s.p, s.n, y.get(), s.n, d_x, ldx);
+  check_launch("back_substitution_kernel");
+  check(cudaDeviceSynchronize(), "solving");
+}
+
+template <typename T>
+Factorization<T> GpuFactorization<T>::download() const {
+  const GpuFactorizationState<T>& s = *state_;
+  Factorization<T> f;
+  f.options.tile = warp_tile;
+  f.options.inner_block = warp_tile;
+  f.options.backend = Backend::reference;
+  f.options.tree = Tree::flat;
+  f.options.trace = s.options.trace;
+  f.tiles = TileMatrix<T>(s.m, s.n, warp_tile);
+  check(cudaMemcpy(f.tiles.data.data(), s.tiles.get(), f.tiles.data.size() * sizeof(T),
+                   cudaMemcpyDeviceToHost),
+        "downloading the tiles");
+  const size_t cells = size_t(s.p) * s.q;
+  std::vector<T> tau_local(cells * warp_tile), tau_merge(cells * warp_tile);
+  check(cudaMemcpy(tau_local.data(), s.tau_local.get(), tau_local.size() * sizeof(T), cudaMemcpyDeviceToHost),
+        "downloading tau");
+  check(cudaMemcpy(tau_merge.data(), s.tau_merge.get(), tau_merge.size() * sizeof(T), cudaMemcpyDeviceToHost),
+        "downloading tau");
+  f.t_local.assign(size_t(f.local_block_count() * f.t_tile_elements()), T(0));
+  f.t_merge.assign(size_t(f.merge_block_count() * f.t_tile_elements()), T(0));
+  const int32_t steps = std::min(s.p, s.q);
+  auto tau_of = [&](const std::vector<T>& taus, int64_t i, int64_t k) {
+    return taus.data() + (i + k * s.p) * warp_tile;
+  };
+  for (int32_t k = 0; k < steps; ++k) {
+    std::copy_n(tau_of(tau_local, k, k), warp_tile, f.t_local_tile(k, k));
+    for (int32_t i = k + 1; i < s.p; ++i) std::copy_n(tau_of(tau_merge, i, k), warp_tile, f.t_merge_tile(i, k));
+  }
+  f.trace = s.trace;
+  f.device_seconds = s.device_seconds;
+  return f;
+}
+
+template <typename T>
+GpuFactorization<T> factor(const T* d_a, int64_t m, int64_t n, int64_t lda, const GpuOptions& options) {
+  GpuFactorization<T> f;
+  f.state_ = make_state<T>(m, n, options);
+  f.refactor(d_a, lda);
+  return f;
+}
+
+template class GpuFactorization<float>;
+template class GpuFactorization<double>;
+template GpuFactorization<float> factor<float>(const float*, int64_t, int64_t, int64_t, const GpuOptions&);
+template GpuFactorization<double> factor<double>(const double*, int64_t, int64_t, int64_t,
+                                                 const GpuOptions&);
+
+}  // namespace tiledqr::gpu

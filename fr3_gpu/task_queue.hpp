@@ -1,0 +1,132 @@
+// A bounded, non-blocking FIFO of 63-bit words between the GPU scheduler
+// warp and its executors (seed 000 §II.D item 3, after Tsigas & Zhang 2001,
+// "A simple, fast and scalable non-blocking concurrent FIFO queue"):
+// a ring of slots, each either an item or an empty marker, with head and
+// tail positions that only grow.
+//
+// As in Tsigas & Zhang, a producer publishes an item with one
+// compare-and-swap on the slot itself, from "empty" to the item, so an item
+// is never half written; tail is a hint that any producer may move past a
+// filled slot. Their two alternating null values become empty markers that
+// carry the ring lap of the position they wait for, so a producer that
+// read a slot one lap ago can never fill it now (no ABA).
+//
+// Any number of producers; ONE consumer per queue (each executor owns its
+// ready queue, the scheduler warp the finished queue), which is what lets
+// the consumer read ahead of head (peek) and retire several items at once.
+//
+// The same code runs on the host (tested with std::threads in CI) and on
+// the device: every shared word goes through
+// cuda::atomic_ref<uint64_t, cuda::thread_scope_device> with an explicit
+// memory order. An item's push is a release and its peek an acquire, so
+// whatever the producer wrote before pushing (a tile, a task) is visible to
+// the consumer after it takes the item.
+#pragma once
+
+#include <cuda/atomic>
+
+#include <cstdint>
+
+#include "host_device.hpp"
+
+namespace tiledqr::gpu {
+
+struct TaskQueue {
+  using Word = uint64_t;
+  using Atomic = cuda::atomic_ref<Word, cuda::thread_scope_device>;
+
+  static constexpr Word empty_flag = Word(1) << 63;  // set in empty markers, clear in items
+
+  Word* slots = nullptr;  // (capacity): items or empty markers
+  Word* head = nullptr;   // next position the consumer takes; written by the consumer only
+  Word* tail = nullptr;   // hint: every position below it is filled
+  int capacity_log2 = 0;  // capacity = 2^capacity_log2
+
+  TILEDQR_HOST_DEVICE Word capacity() const { return Word(1) << capacity_log2; }
+  TILEDQR_HOST_DEVICE static bool is_item(Word word) { return (word & empty_flag) == 0; }
+
+  // The marker of a slot waiting for `position` (its lap is position / capacity).
+  // A fresh queue holds empty_marker(s) in slot s and head = tail = 0.
+  TILEDQR_HOST_DEVICE Word empty_marker(Word position) const {
+    return empty_flag | (position >> capacity_log2);
+  }
+
+  // Appends `item` (< 2^63). False when the queue is full; any thread may call it.
+  TILEDQR_HOST_DEVICE bool try_push(Word item) const {
+    Atomic tail_ref(*tail);
+    for (;;) {
+      const Word position = tail_ref.load(cuda::memory_order_acquire);
+      Atomic slot(slots[position & (capacity() - 1)]);
+      Word word = slot.load(cuda::memory_order_acquire);
+      if (word == empty_marker(position)) {
+        if (slot.compare_exchange_strong(word, item, cuda::memory_order_release,
+                                         cuda::memory_order_relaxed)) {
+          advance_tail(position);
+          return true;
+        }
+        continue;  // another producer filled it first
+      }
+      if (is_item(word)) {
+        // The item is position's or, when the ring is full, the one a lap
+        // before it. Head tells: read it first, then the slot again.
+        const Word taken = Atomic(*head).load(cuda::memory_order_acquire);
+        if (int64_t(position - taken) >= int64_t(capacity())) return false;
+        word = slot.load(cuda::memory_order_acquire);
+        if (word == empty_marker(position)) continue;
+        advance_tail(position);  // position is filled: help the tail past it
+        continue;
+      }
+      // A marker of a later lap: position was filled and taken already.
+      if ((word & ~empty_flag) > (position >> capacity_log2)) advance_tail(position);
+    }
+  }
+
+  // The consumer side. The consumer is head's only writer, so it keeps its
+  // own copy (read once with read_head) and names positions itself.
+
+  // Consumer only: head as stored.
+  TILEDQR_HOST_DEVICE Word read_head() const {
+    return Atomic(*head).load(cuda::memory_order_relaxed);
+  }
+
+  // Consumer only. The item at `position` (head ≤ position < head +
+  // capacity), if it has been pushed. Items fill positions in order, but a
+  // peek may see a later one before an earlier one: use the leading run.
+  TILEDQR_HOST_DEVICE bool peek(Word position, Word& item) const {
+    const Word word = Atomic(slots[position & (capacity() - 1)]).load(cuda::memory_order_acquire);
+    if (!is_item(word)) return false;
+    item = word;
+    return true;
+  }
+
+  // Consumer only: empties the slot of `position` (peeked before), making it
+  // wait for the same position one lap on. Published by set_head.
+  TILEDQR_HOST_DEVICE void clear_slot(Word position) const {
+    Atomic(slots[position & (capacity() - 1)])
+        .store(empty_marker(position + capacity()), cuda::memory_order_relaxed);
+  }
+
+  // Consumer only: head = new_head, after clearing the slots below it
+  // (release: a producer that sees the new head sees them empty).
+  TILEDQR_HOST_DEVICE void set_head(Word new_head) const {
+    Atomic(*head).store(new_head, cuda::memory_order_release);
+  }
+
+  // Consumer only: takes the first item, if any.
+  TILEDQR_HOST_DEVICE bool try_pop(Word& item) const {
+    const Word position = read_head();
+    if (!peek(position, item)) return false;
+    clear_slot(position);
+    set_head(position + 1);
+    return true;
+  }
+
+ private:
+  TILEDQR_HOST_DEVICE void advance_tail(Word filled_position) const {
+    Word expected = filled_position;
+    Atomic(*tail).compare_exchange_strong(expected, filled_position + 1, cuda::memory_order_release,
+                                          cuda::memory_order_relaxed);
+  }
+};
+
+}  // namespace tiledqr::gpu

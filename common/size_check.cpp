@@ -10,7 +10,8 @@ namespace tiledqr {
 int32_t tile_count(int64_t extent, int tile) {
   if (tile < 1) throw InputError("tile size must be >= 1, got " + std::to_string(tile));
   if (extent < 1) throw InputError("matrix dimensions must be >= 1, got " + std::to_string(extent));
-  const int64_t count = (extent + tile - 1) / tile;
+  // Not (extent + tile − 1) / tile, which overflows for extent near INT64_MAX.
+  const int64_t count = extent / tile + (extent % tile != 0 ? 1 : 0);
   if (count > std::numeric_limits<int32_t>::max())
     throw InputError("too many tiles (" + std::to_string(count) + ") for dimension " +
                      std::to_string(extent) + " with tile " + std::to_string(tile));

@@ -123,6 +123,11 @@ uint64_t physical_memory_bytes() {
 // ---------------------------------------------------------------------------
 // Input, one line at a time, from a string or from an open file. Reading a
 // file this way means a huge or malformed file is never held in memory whole.
+// A line may hold at most kMaxLineBytes: an entry needs well under a hundred,
+// and without a limit a file with no line breaks (a binary file, /dev/zero)
+// would be read into memory whole after all.
+
+constexpr size_t kMaxLineBytes = size_t(1) << 20;
 
 class LineSource {
  public:
@@ -130,16 +135,21 @@ class LineSource {
   explicit LineSource(std::FILE* file) : file_(file) {}
   LineSource(const LineSource&) = delete;
   LineSource& operator=(const LineSource&) = delete;
-  ~LineSource() { std::free(buffer_); }
 
   // Returns the next line without its "\n" or "\r\n", or false at the end of
-  // the input or on a read error (then read_error() is the errno value). The
-  // view stays valid until the next call and is NUL-terminated.
+  // the input, on a read error (then read_error() is the errno value) and for
+  // a line longer than kMaxLineBytes (then too_long() is set and
+  // line_number() is that line's). The view stays valid until the next call
+  // and is NUL-terminated.
   bool next(std::string_view& line) {
     if (text_ != nullptr ? !next_from_text() : !next_from_file()) return false;
     if (!line_.empty() && line_.back() == '\n') line_.pop_back();
     if (!line_.empty() && line_.back() == '\r') line_.pop_back();
     ++line_number_;
+    if (line_.size() > kMaxLineBytes) {
+      too_long_ = true;
+      return false;
+    }
     line = line_;
     return true;
   }
@@ -147,6 +157,7 @@ class LineSource {
   // 1-based number of the line last returned by next(); 0 before the first.
   int64_t line_number() const { return line_number_; }
   int read_error() const { return read_error_; }
+  bool too_long() const { return too_long_; }
 
  private:
   bool next_from_text() {
@@ -158,25 +169,30 @@ class LineSource {
     return true;
   }
 
+  // Reads up to and including the next '\n', but stops one byte past
+  // kMaxLineBytes (next() then refuses the line).
   bool next_from_file() {
+    line_.clear();
     errno = 0;
-    const ssize_t n = ::getline(&buffer_, &capacity_, file_);
-    if (n < 0) {
-      if (std::ferror(file_)) read_error_ = errno != 0 ? errno : EIO;
+    int c = 0;
+    while (line_.size() <= kMaxLineBytes && (c = getc_unlocked(file_)) != EOF) {
+      line_.push_back(static_cast<char>(c));
+      if (c == '\n') return true;
+    }
+    if (c == EOF && std::ferror(file_)) {
+      read_error_ = errno != 0 ? errno : EIO;
       return false;
     }
-    line_.assign(buffer_, static_cast<size_t>(n));
-    return true;
+    return !line_.empty();
   }
 
   const std::string* text_ = nullptr;
   size_t pos_ = 0;
   std::FILE* file_ = nullptr;
-  char* buffer_ = nullptr;  // owned by getline
-  size_t capacity_ = 0;
   std::string line_;
   int64_t line_number_ = 0;
   int read_error_ = 0;
+  bool too_long_ = false;
 };
 
 // ---------------------------------------------------------------------------
@@ -216,6 +232,9 @@ class Parser {
   bool next_line() {
     std::string_view line;
     if (!in_.next(line)) {
+      if (in_.too_long()) {
+        fail_at(in_.line_number(), "line is longer than " + std::to_string(kMaxLineBytes) + " bytes");
+      }
       if (in_.read_error() != 0) {
         fail_at(in_.line_number() + 1, std::string("cannot read: ") + std::strerror(in_.read_error()));
       }

@@ -1,0 +1,255 @@
+// Numerically hard matrices (issue 7): extreme scaling, graded columns and
+// rows, Kahan, Hilbert, rank-1, and LAPACK's dlatms test matrices with
+// condition numbers 1e2 … 1e15 in each of its five singular-value modes.
+// Householder QR is backward stable whatever the conditioning, so each must
+// factor with the usual bounds. Every matrix goes through FR1 and FR2, both
+// backends, flat and binary trees.
+#include <gtest/gtest.h>
+#include <lapacke.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "checks.hpp"
+#include "serial_executor.hpp"
+#include "test_support.hpp"
+#include "threaded_executor.hpp"
+
+namespace tiledqr {
+namespace {
+
+using testing::all_finite;
+using testing::make_engine;
+using testing::random_matrix;
+
+struct Variant {
+  bool threaded;  // FR2 (4 workers) or FR1
+  Backend backend;
+  Tree tree;
+};
+
+constexpr Variant kVariants[] = {
+    {false, Backend::reference, Tree::flat}, {false, Backend::lapack, Tree::flat},
+    {false, Backend::reference, Tree::binary}, {false, Backend::lapack, Tree::binary},
+    {true, Backend::reference, Tree::flat}, {true, Backend::lapack, Tree::flat},
+    {true, Backend::reference, Tree::binary}, {true, Backend::lapack, Tree::binary},
+};
+
+std::string describe(const Variant& v) {
+  return std::string(v.threaded ? "FR2" : "FR1") + " " + backend_name(v.backend) + " " +
+         tree_name(v.tree);
+}
+
+// Ragged on purpose: 70 = 8·8 + 6 rows, 45 = 5·8 + 5 columns.
+constexpr int64_t kRows = 70, kCols = 45;
+constexpr int kTile = 8;
+
+// Pass rule, for every variant: ‖A − QR‖_F / (‖A‖_F·n·ε) < 50 and
+// ‖I − QᵀQ‖_F / (n·ε) < 50 (common/checks.hpp), and no Inf or NaN in the
+// tiles, the T factors, R or Q.
+template <typename T>
+void expect_backward_stable(const DenseMatrix<T>& a, const std::string& what) {
+  for (const Variant& v : kVariants) {
+    SCOPED_TRACE(what + ", " + describe(v));
+    Options options;
+    options.tile = kTile;
+    options.backend = v.backend;
+    options.tree = v.tree;
+    options.threads = 4;
+    const Factorization<T> f = v.threaded
+                                   ? factor_threaded(a.data.data(), a.rows, a.cols, a.ld(), options)
+                                   : factor(a.data.data(), a.rows, a.cols, a.ld(), options);
+    EXPECT_TRUE(all_finite(f.tiles.data));
+    EXPECT_TRUE(all_finite(f.t_local));
+    EXPECT_TRUE(all_finite(f.t_merge));
+    EXPECT_TRUE(all_finite(f.r().data));
+    EXPECT_TRUE(all_finite(f.thin_q().data));
+    const Residuals res = check_factorization(a.data.data(), a.rows, a.cols, a.ld(), f);
+    EXPECT_LT(res.residual, 50);
+    EXPECT_LT(res.orthogonality, 50);
+  }
+}
+
+template <typename T>
+DenseMatrix<T> scaled(DenseMatrix<T> a, double factor) {
+  for (T& x : a.data) x = T(double(x) * factor);
+  return a;
+}
+
+// Column j (row i) multiplied by 10^(low + (high − low)·j/(n − 1)).
+template <typename T>
+DenseMatrix<T> graded(DenseMatrix<T> a, double low, double high, bool by_rows) {
+  const int64_t count = by_rows ? a.rows : a.cols;
+  for (int64_t j = 0; j < a.cols; ++j) {
+    for (int64_t i = 0; i < a.rows; ++i) {
+      const double position = double(by_rows ? i : j) / double(count - 1);
+      a(i, j) = T(double(a(i, j)) * std::pow(10.0, low + (high - low) * position));
+    }
+  }
+  return a;
+}
+
+// Pass rule: expect_backward_stable for A·1e+300 and A·1e−300 (entries
+// near the overflow and underflow thresholds; the norms and reflectors must
+// rescale, as LAPACK's dlassq and dlarfg do).
+TEST(RobustNumerics, ExtremeScalingDouble) {
+  std::mt19937_64 engine = make_engine(8101);
+  const DenseMatrix<double> a = random_matrix<double>(kRows, kCols, engine);
+  expect_backward_stable(scaled(a, 1e+300), "A * 1e+300");
+  expect_backward_stable(scaled(a, 1e-300), "A * 1e-300");
+}
+
+// Pass rule: expect_backward_stable for A·1e+306 and A·1.7e+307, whose
+// ‖A‖_F (about 3e308 for the second) is itself beyond DBL_MAX although the
+// factorisation is not; and the residual is not exactly 0 (checks.cpp
+// once formed ‖A‖_F·n·ε, which overflowed to Inf and made every residual
+// of such a matrix 0, a check that could not fail).
+TEST(RobustNumerics, ResidualNearOverflowThreshold) {
+  std::mt19937_64 engine = make_engine(8106);
+  const DenseMatrix<double> a = random_matrix<double>(kRows, kCols, engine);
+  for (const double scale : {1e+306, 1.7e+307}) {
+    char what[32];
+    std::snprintf(what, sizeof what, "A * %.1e", scale);
+    const DenseMatrix<double> big = scaled(a, scale);
+    expect_backward_stable(big, what);
+    Options options;
+    options.tile = kTile;
+    const Factorization<double> f = factor(big.data.data(), kRows, kCols, kRows, options);
+    EXPECT_GT(check_factorization(big.data.data(), kRows, kCols, kRows, f).residual, 0) << what;
+  }
+}
+
+// Pass rule: at 1e+308 the factorisation overflows (LAPACK's own dgeqrt
+// does too; the entries are within a factor 2 of DBL_MAX and the column
+// norms are not), but never silently: either the tiles are finite and the
+// check passes, or they hold Inf/NaN and the check fails (residual or
+// orthogonality not < 50).
+TEST(RobustNumerics, OverflowNeverPassesTheCheck) {
+  std::mt19937_64 engine = make_engine(8107);
+  const DenseMatrix<double> a = scaled(random_matrix<double>(kRows, kCols, engine), 1e+308);
+  for (const Variant& v : kVariants) {
+    SCOPED_TRACE(describe(v));
+    Options options;
+    options.tile = kTile;
+    options.backend = v.backend;
+    options.tree = v.tree;
+    options.threads = 4;
+    const Factorization<double> f =
+        v.threaded ? factor_threaded(a.data.data(), kRows, kCols, kRows, options)
+                   : factor(a.data.data(), kRows, kCols, kRows, options);
+    const Residuals res = check_factorization(a.data.data(), kRows, kCols, kRows, f);
+    const bool passes = res.residual < 50 && res.orthogonality < 50;
+    EXPECT_EQ(passes, all_finite(f.tiles.data))
+        << "residual " << res.residual << ", orthogonality " << res.orthogonality;
+  }
+}
+
+// Pass rule: expect_backward_stable for columns graded from 1e−300 to
+// 1e+300 (and back), and for rows graded the same way.
+TEST(RobustNumerics, GradedDouble) {
+  std::mt19937_64 engine = make_engine(8102);
+  const DenseMatrix<double> a = random_matrix<double>(kRows, kCols, engine);
+  expect_backward_stable(graded(a, -300, 300, false), "columns 1e-300 .. 1e+300");
+  expect_backward_stable(graded(a, 300, -300, false), "columns 1e+300 .. 1e-300");
+  expect_backward_stable(graded(a, -300, 300, true), "rows 1e-300 .. 1e+300");
+}
+
+// Pass rule: the same in float, near its own thresholds (1e±35, FLT_MAX is
+// 3.4e38).
+TEST(RobustNumerics, ExtremeScalingFloat) {
+  std::mt19937_64 engine = make_engine(8103);
+  const DenseMatrix<float> a = random_matrix<float>(kRows, kCols, engine);
+  expect_backward_stable(scaled(a, 1e+35), "float A * 1e+35");
+  expect_backward_stable(scaled(a, 1e-35), "float A * 1e-35");
+  expect_backward_stable(graded(a, -35, 35, false), "float columns 1e-35 .. 1e+35");
+}
+
+// Kahan's matrix K = diag(1, s, …, s^{n−1})·(I − c·U), U strictly upper
+// ones, c = cos θ, s = sin θ: upper triangular, so every reflector below the
+// diagonal is the identity (τ = 0), and badly conditioned.
+DenseMatrix<double> kahan(int64_t n, double theta) {
+  const double c = std::cos(theta), s = std::sin(theta);
+  DenseMatrix<double> k(n, n);
+  double row_scale = 1;
+  for (int64_t i = 0; i < n; ++i, row_scale *= s) {
+    k(i, i) = row_scale;
+    for (int64_t j = i + 1; j < n; ++j) k(i, j) = -c * row_scale;
+  }
+  return k;
+}
+
+// Pass rule: expect_backward_stable for Kahan's matrix (n = 60, θ = 1.2),
+// as given and with its rows reversed (then nothing is triangular).
+TEST(RobustNumerics, KahanMatrix) {
+  const DenseMatrix<double> k = kahan(60, 1.2);
+  expect_backward_stable(k, "Kahan 60");
+  DenseMatrix<double> reversed(k.rows, k.cols);
+  for (int64_t j = 0; j < k.cols; ++j)
+    for (int64_t i = 0; i < k.rows; ++i) reversed(i, j) = k(k.rows - 1 - i, j);
+  expect_backward_stable(reversed, "Kahan 60, rows reversed");
+}
+
+// Pass rule: expect_backward_stable for the Hilbert matrix H(i, j) =
+// 1/(i + j + 1), square (60 × 60, condition far beyond 1/ε) and tall
+// (90 × 60).
+TEST(RobustNumerics, HilbertMatrix) {
+  for (const int64_t m : {60, 90}) {
+    DenseMatrix<double> h(m, 60);
+    for (int64_t j = 0; j < h.cols; ++j)
+      for (int64_t i = 0; i < h.rows; ++i) h(i, j) = 1.0 / double(i + j + 1);
+    expect_backward_stable(h, "Hilbert " + std::to_string(m) + " x 60");
+  }
+}
+
+// Pass rule: expect_backward_stable for rank-1 matrices u·vᵀ (after the
+// first column everything left is rounding noise), tall and wide, and for a
+// matrix whose columns all repeat the first.
+TEST(RobustNumerics, RankOne) {
+  std::mt19937_64 engine = make_engine(8104);
+  for (const auto& [m, n] : {std::pair<int64_t, int64_t>{kRows, kCols}, {kCols, kRows}}) {
+    const DenseMatrix<double> u = random_matrix<double>(m, 1, engine);
+    const DenseMatrix<double> v = random_matrix<double>(1, n, engine);
+    DenseMatrix<double> a(m, n), same(m, n);
+    for (int64_t j = 0; j < n; ++j) {
+      for (int64_t i = 0; i < m; ++i) {
+        a(i, j) = u(i, 0) * v(0, j);
+        same(i, j) = u(i, 0);
+      }
+    }
+    expect_backward_stable(a, "rank 1 " + std::to_string(m) + " x " + std::to_string(n));
+    expect_backward_stable(same, "equal columns " + std::to_string(m) + " x " + std::to_string(n));
+  }
+}
+
+// Pass rule: expect_backward_stable for A = U·diag(σ)·V (U, V random
+// orthogonal) from LAPACKE_dlatms, for every condition number 1e2, 1e5,
+// 1e10, 1e15 and every mode 1..5 (1: one σ = 1, the rest 1/cond; 2: all
+// 1 but the last; 3: geometric; 4: arithmetic; 5: log-uniform random),
+// uniform and normal random entries alternately.
+TEST(RobustNumerics, DlatmsConditionNumbers) {
+  std::mt19937_64 engine = make_engine(8105);
+  std::uniform_int_distribution<int> seed_part(0, 4095);
+  for (const double cond : {1e2, 1e5, 1e10, 1e15}) {
+    for (int mode = 1; mode <= 5; ++mode) {
+      lapack_int iseed[4] = {seed_part(engine), seed_part(engine), seed_part(engine),
+                             seed_part(engine) | 1};  // dlatms wants the last one odd
+      const char dist = mode % 2 == 0 ? 'N' : 'U';
+      DenseMatrix<double> a(kRows, kCols);
+      std::vector<double> sigma(size_t(std::min(kRows, kCols)));
+      const lapack_int info =
+          LAPACKE_dlatms(LAPACK_COL_MAJOR, kRows, kCols, dist, iseed, 'N', sigma.data(), mode, cond,
+                         1.0, kRows - 1, kCols - 1, 'N', a.data.data(), kRows);
+      ASSERT_EQ(info, 0) << "dlatms cond " << cond << " mode " << mode;
+      char what[96];
+      std::snprintf(what, sizeof what, "dlatms cond %.0e mode %d dist %c", cond, mode, dist);
+      expect_backward_stable(a, what);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace tiledqr

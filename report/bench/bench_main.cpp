@@ -154,6 +154,7 @@ int bench_main(int argc, char** argv) {
   int warmup = 1, repeats = 10, inner_block = 0;
   double budget = 20;
   bool resume = false, no_check = false, list_only = false;
+  std::string commit;
   std::string preset_help = "a named sweep:";
   for (const std::string& name : preset_names()) preset_help += " " + name;
   app.add_option("--preset", preset, preset_help);
@@ -172,6 +173,7 @@ int bench_main(int argc, char** argv) {
   app.add_flag("--resume", resume, "keep the CSV and skip the cases it already holds");
   app.add_flag("--no-check", no_check, "skip the residual computation");
   app.add_flag("--list", list_only, "print the cases and exit");
+  app.add_option("--commit", commit, "commit to record (default: git describe of the working tree)");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -235,7 +237,8 @@ int bench_main(int argc, char** argv) {
       for (size_t i = 0; i < csv_columns().size(); ++i) csv << (i ? "," : "") << csv_columns()[i];
       csv << "\n" << std::flush;
     }
-    const RunContext run = current_context();
+    RunContext run = current_context();
+    if (!commit.empty()) run.commit = commit;
     const auto start = std::chrono::steady_clock::now();
     size_t finished = 0, failed = 0, skipped = 0;
     std::string no_device_note;

@@ -1,0 +1,207 @@
+// The tiled QR workload on the FR4 scheduler (suites fr4 and gpu; exits 77
+// without a GPU), tested against FR1 — itself tested against LAPACK — with
+// the reference backend, the same tree and tile 32.
+#include <gtest/gtest.h>
+
+#include <cuda_runtime.h>
+
+#include <cmath>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include "checks.hpp"
+#include "fr4_qr.hpp"
+#include "serial_executor.hpp"
+#include "test_seed.hpp"
+
+namespace tiledqr::fr4 {
+namespace {
+
+template <typename T>
+std::vector<T> random_matrix(int64_t m, int64_t n, uint64_t seed) {
+  std::vector<T> a(size_t(m * n));
+  std::mt19937_64 engine(seed);
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  for (T& x : a) x = T(uniform(engine));
+  return a;
+}
+
+template <typename T>
+struct DeviceMatrix {
+  T* data = nullptr;
+  explicit DeviceMatrix(const std::vector<T>& host) {
+    cudaMalloc(&data, host.size() * sizeof(T));
+    cudaMemcpy(data, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice);
+  }
+  explicit DeviceMatrix(size_t count) { cudaMalloc(&data, count * sizeof(T)); }
+  ~DeviceMatrix() { cudaFree(data); }
+  std::vector<T> download(size_t count) const {
+    std::vector<T> out(count);
+    cudaMemcpy(out.data(), data, count * sizeof(T), cudaMemcpyDeviceToHost);
+    return out;
+  }
+};
+
+template <typename T>
+Factorization<T> factor_on_fr4(const std::vector<T>& a, int64_t m, int64_t n, Tree tree) {
+  DeviceMatrix<T> d_a(a);
+  QrOptions options;
+  options.tree = tree;
+  DeviceQr<T> qr(m, n, options);
+  qr.factor(d_a.data, m);
+  return qr.download();
+}
+
+template <typename T>
+Factorization<T> factor_on_fr1(const std::vector<T>& a, int64_t m, int64_t n, Tree tree) {
+  Options o;
+  o.tile = 32;
+  o.backend = Backend::reference;
+  o.tree = tree;
+  return factor<T>(a.data(), m, n, m, o);
+}
+
+double relative_difference(const std::vector<double>& x, const std::vector<double>& reference) {
+  double diff = 0, norm = 0;
+  for (size_t k = 0; k < x.size(); ++k) {
+    diff += (x[k] - reference[k]) * (x[k] - reference[k]);
+    norm += reference[k] * reference[k];
+  }
+  return norm == 0 ? std::sqrt(diff) : std::sqrt(diff / norm);
+}
+
+// τ of every factored tile, in task order, from a Factorization's T blocks.
+std::vector<double> all_tau(const Factorization<double>& f) {
+  std::vector<double> out;
+  const int32_t steps = std::min(f.tiles.p, f.tiles.q);
+  for (int32_t k = 0; k < steps; ++k)
+    for (int32_t i = k; i < f.tiles.p; ++i) {
+      if (f.options.tree != Tree::flat || i == k) out.insert(out.end(), f.t_local_tile(i, k), f.t_local_tile(i, k) + 32);
+      if (i > k) out.insert(out.end(), f.t_merge_tile(i, k), f.t_merge_tile(i, k) + 32);
+    }
+  return out;
+}
+
+struct Shape {
+  int64_t m, n;
+};
+const Shape kShapes[] = {{1, 1},   {33, 31},  {100, 37}, {37, 100}, {130, 130},
+                         {257, 65}, {64, 200}, {500, 96}, {2000, 64}};
+const Tree kTrees[] = {Tree::flat, Tree::binary, Tree::greedy};
+
+// Pass rule: for every tree and shape (ragged, wide, tall), the tiles (R and
+// V) and τ of FR4 are within 1e-13 of FR1's (‖FR4 − FR1‖_F / ‖FR1‖_F), and
+// ‖A − QR‖_F/(‖A‖_F·n·ε) and ‖I − QᵀQ‖_F/(n·ε) are below 50.
+TEST(Fr4QrVsFr1, EveryTreeRaggedAndWideShapes) {
+  const uint64_t seed = testing::test_seed("EveryTreeRaggedAndWideShapes");
+  for (const Tree tree : kTrees)
+    for (const Shape s : kShapes) {
+      SCOPED_TRACE(std::string(tree_name(tree)) + " " + std::to_string(s.m) + "x" + std::to_string(s.n));
+      const std::vector<double> a = random_matrix<double>(s.m, s.n, seed + uint64_t(s.m * 7 + s.n));
+      const Factorization<double> fr4 = factor_on_fr4(a, s.m, s.n, tree);
+      const Factorization<double> fr1 = factor_on_fr1(a, s.m, s.n, tree);
+      EXPECT_LE(relative_difference(fr4.tiles.data, fr1.tiles.data), 1e-13);
+      EXPECT_LE(relative_difference(all_tau(fr4), all_tau(fr1)), 1e-13);
+      const Residuals r = check_factorization(a.data(), s.m, s.n, s.m, fr4);
+      EXPECT_LT(r.residual, 50);
+      EXPECT_LT(r.orthogonality, 50);
+    }
+}
+
+// Pass rule: in float, both residuals are below 50 for every tree.
+TEST(Fr4QrFloat, ResidualsEveryTree) {
+  const uint64_t seed = testing::test_seed("ResidualsEveryTree");
+  for (const Tree tree : kTrees)
+    for (const Shape s : {Shape{300, 200}, Shape{1000, 40}, Shape{70, 150}}) {
+      SCOPED_TRACE(std::string(tree_name(tree)) + " " + std::to_string(s.m) + "x" + std::to_string(s.n));
+      const std::vector<float> a = random_matrix<float>(s.m, s.n, seed);
+      const Residuals r = check_factorization(a.data(), s.m, s.n, s.m, factor_on_fr4(a, s.m, s.n, tree));
+      EXPECT_LT(r.residual, 50);
+      EXPECT_LT(r.orthogonality, 50);
+    }
+}
+
+// Pass rule: 50 factorisations of one matrix with one DeviceQr give
+// bit-identical tiles and τ, for each tree (each tile sees its updates in
+// one order whatever the schedule).
+TEST(Fr4QrDeterminism, FiftyRunsBitIdentical) {
+  const uint64_t seed = testing::test_seed("FiftyRunsBitIdentical");
+  const int64_t m = 640, n = 320;
+  const std::vector<double> a = random_matrix<double>(m, n, seed);
+  DeviceMatrix<double> d_a(a);
+  for (const Tree tree : kTrees) {
+    SCOPED_TRACE(tree_name(tree));
+    QrOptions options;
+    options.tree = tree;
+    DeviceQr<double> qr(m, n, options);
+    qr.factor(d_a.data, m);
+    const Factorization<double> first = qr.download();
+    for (int run = 1; run < 50; ++run) {
+      qr.factor(d_a.data, m);
+      const Factorization<double> again = qr.download();
+      ASSERT_EQ(std::memcmp(again.tiles.data.data(), first.tiles.data.data(), first.tiles.data.size() * sizeof(double)), 0)
+          << "run " << run;
+      ASSERT_EQ(std::memcmp(again.t_local.data(), first.t_local.data(), first.t_local.size() * sizeof(double)), 0);
+      ASSERT_EQ(std::memcmp(again.t_merge.data(), first.t_merge.data(), first.t_merge.size() * sizeof(double)), 0);
+    }
+  }
+}
+
+// Pass rule: the device calls agree with the host Factorization of the same
+// factors within 1e-12 (relative, Frobenius): Qᵀ B, Q B, thin Q, R and the
+// least-squares solution; bad calls throw InputError.
+TEST(Fr4QrApi, DeviceCallsMatchHost) {
+  const uint64_t seed = testing::test_seed("DeviceCallsMatchHost");
+  const int64_t m = 300, n = 100, nrhs = 7;
+  for (const Tree tree : kTrees) {
+    SCOPED_TRACE(tree_name(tree));
+    const std::vector<double> a = random_matrix<double>(m, n, seed);
+    const std::vector<double> b = random_matrix<double>(m, nrhs, seed + 1);
+    DeviceMatrix<double> d_a(a);
+    QrOptions options;
+    options.tree = tree;
+    DeviceQr<double> qr(m, n, options);
+    qr.factor(d_a.data, m);
+    const Factorization<double> host = qr.download();
+
+    std::vector<double> expected = b;
+    host.apply_qt(expected.data(), m, nrhs);
+    DeviceMatrix<double> d_b(b);
+    qr.apply_qt(d_b.data, m, nrhs);
+    EXPECT_LE(relative_difference(d_b.download(b.size()), expected), 1e-12) << "apply_qt";
+
+    expected = b;
+    host.apply_q(expected.data(), m, nrhs);
+    DeviceMatrix<double> d_c(b);
+    qr.apply_q(d_c.data, m, nrhs);
+    EXPECT_LE(relative_difference(d_c.download(b.size()), expected), 1e-12) << "apply_q";
+
+    const DenseMatrix<double> q = host.thin_q();
+    DeviceMatrix<double> d_q(size_t(m * n));
+    qr.thin_q(d_q.data, m);
+    EXPECT_LE(relative_difference(d_q.download(size_t(m * n)), q.data), 1e-12) << "thin_q";
+
+    const DenseMatrix<double> r = host.r();
+    DeviceMatrix<double> d_r(size_t(n * n));
+    qr.r(d_r.data, n);
+    EXPECT_EQ(d_r.download(size_t(n * n)), r.data) << "r";
+
+    const DenseMatrix<double> x = host.solve(b.data(), m, nrhs);
+    DeviceMatrix<double> d_rhs(b);
+    DeviceMatrix<double> d_x(size_t(n * nrhs));
+    qr.solve(d_rhs.data, m, nrhs, d_x.data, n);
+    EXPECT_LE(relative_difference(d_x.download(size_t(n * nrhs)), x.data), 1e-12) << "solve";
+
+    EXPECT_THROW(qr.apply_qt(d_b.data, m - 1, nrhs), InputError);
+  }
+  DeviceQr<double> wide(50, 80);
+  std::vector<double> a = random_matrix<double>(50, 80, seed);
+  DeviceMatrix<double> d_a(a);
+  wide.factor(d_a.data, 50);
+  DeviceMatrix<double> d_x(80);
+  EXPECT_THROW(wide.solve(d_a.data, 50, 1, d_x.data, 80), InputError);
+}
+
+}  // namespace
+}  // namespace tiledqr::fr4

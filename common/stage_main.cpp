@@ -36,6 +36,7 @@ struct RunConfig {
   double tolerance = 50;
   bool json = false;
   bool allow_nonfinite = false;
+  bool tree_given = false;  // --tree on the command line; else the stage picks by shape
   std::string output_r, output_q, rhs, output_x, trace;
 };
 
@@ -158,8 +159,12 @@ int run(const RunConfig& config, const StageDescription& stage,
     if (a.rows < a.cols) throw InputError("--rhs needs m >= n (least squares)");
   }
 
+  Options options = config.options;
+  if (!config.tree_given && stage.default_tree)
+    options.tree = stage.default_tree(a.rows, a.cols, options.tile, options.threads);
+
   const auto start = std::chrono::steady_clock::now();
-  Factorization<T> f = factor_function(a.data.data(), a.rows, a.cols, a.ld(), config.options);
+  Factorization<T> f = factor_function(a.data.data(), a.rows, a.cols, a.ld(), options);
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // Measured before the checks allocate Q: the input plus the factorisation.
   const double factor_peak_mib = peak_rss_mib();
@@ -174,11 +179,11 @@ int run(const RunConfig& config, const StageDescription& stage,
   const char* precision = sizeof(T) == 8 ? "double" : "float";
   if (config.json) {
     std::cout << "{\"stage\":" << json_string(stage.name) << ",\"m\":" << a.rows
-              << ",\"n\":" << a.cols << ",\"tile\":" << config.options.tile
-              << ",\"inner_block\":" << config.options.effective_inner_block()
+              << ",\"n\":" << a.cols << ",\"tile\":" << options.tile
+              << ",\"inner_block\":" << options.effective_inner_block()
               << ",\"precision\":\"" << precision << "\",\"backend\":\""
-              << backend_name(config.options.backend) << "\",\"tree\":\""
-              << tree_name(config.options.tree) << "\",\"threads\":" << config.options.threads
+              << backend_name(options.backend) << "\",\"tree\":\""
+              << tree_name(options.tree) << "\",\"threads\":" << options.threads
               << ",\"seed\":" << (config.input.empty() ? std::to_string(config.seed) : "null")
               << ",\"seconds\":" << json_number(seconds) << ",\"gflops\":" << json_number(gflops)
               << ",\"residual\":" << json_number(res.residual)
@@ -191,10 +196,10 @@ int run(const RunConfig& config, const StageDescription& stage,
   } else {
     std::printf("%s: %lld x %lld %s (%s), tile %d, inner block %d, backend %s, tree %s\n",
                 stage.name.c_str(), static_cast<long long>(a.rows),
-                static_cast<long long>(a.cols), precision, source.c_str(), config.options.tile,
-                config.options.effective_inner_block(), backend_name(config.options.backend),
-                tree_name(config.options.tree));
-    if (stage.uses_threads) std::printf("  threads        %d\n", config.options.threads);
+                static_cast<long long>(a.cols), precision, source.c_str(), options.tile,
+                options.effective_inner_block(), backend_name(options.backend),
+                tree_name(options.tree));
+    if (stage.uses_threads) std::printf("  threads        %d\n", options.threads);
     std::printf("  time           %.6f s\n", seconds);
     std::printf("  GFLOP/s        %.3f\n", gflops);
     std::printf("  residual       %.4g   (|A-QR|_F / (|A|_F n eps))\n", res.residual);
@@ -241,7 +246,8 @@ int stage_main(int argc, char** argv, const StageDescription& stage) {
       ->transform(unsigned_decimal);
   app.add_option("--threads", config.options.threads, "worker threads (0: all hardware threads)")
       ->transform(signed_decimal);
-  app.add_option("--tree", config.tree, "elimination tree: flat, binary or greedy")
+  auto* tree_option = app.add_option("--tree", config.tree,
+                                     "elimination tree: flat, binary or greedy (default: the stage's choice by shape)")
       ->check(CLI::IsMember({"flat", "binary", "greedy"}));
   app.add_option("--backend", config.backend, "tile kernels: reference or lapack (default lapack)")
       ->check(CLI::IsMember({"reference", "lapack"}));
@@ -280,6 +286,7 @@ int stage_main(int argc, char** argv, const StageDescription& stage) {
       throw InputError("--rhs needs --output-x to say where X goes");
     config.options.backend = parse_backend(config.backend);
     config.options.tree = parse_tree(config.tree);
+    config.tree_given = tree_option->count() > 0;
     config.options.trace = !config.trace.empty();
     if (stage.uses_threads && config.options.threads == 0)
       config.options.threads = int(std::max(1u, std::thread::hardware_concurrency()));

@@ -21,6 +21,8 @@ struct StageDescription {
   std::string summary;      // one line for --help
   std::string device;       // what runs the tasks, e.g. "cpu"; GPU stages fill in the GPU's name
   bool uses_threads = false;  // whether --threads means anything here
+  // The tree used when --tree is not given; empty means flat (the seed's).
+  std::function<Tree(int64_t m, int64_t n, int tile, int threads)> default_tree;
   FactorFunction<double> factor_double;
   FactorFunction<float> factor_float;
 };

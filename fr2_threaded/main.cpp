@@ -9,6 +9,7 @@ int main(int argc, char** argv) {
   stage.summary = "Tiled QR factorisation on CPU worker threads (FR2: shared task grid or DAG)";
   stage.device = "cpu";
   stage.uses_threads = true;
+  stage.default_tree = tiledqr::default_tree;
   stage.factor_double = tiledqr::factor_threaded<double>;
   stage.factor_float = tiledqr::factor_threaded<float>;
   return tiledqr::stage_main(argc, argv, stage);

@@ -114,8 +114,9 @@ TEST(RobustLibrary, ApplyAndSolveRefuseBadArguments) {
   EXPECT_TRUE(contains(input_error_of([&] { f.apply_q(b.data(), 12, -1); }), "right-hand sides"));
   EXPECT_TRUE(contains(input_error_of([&] { f.solve(b.data(), 5, 1); }), "ldb"));
 
-  const Factorization<double> wide = factor(a.data.data(), 7, 12, 12, options);
-  EXPECT_TRUE(contains(input_error_of([&] { wide.solve(b.data(), 12, 1); }), "m >= n"));
+  const DenseMatrix<double> w = random_matrix<double>(7, 12, engine);
+  const Factorization<double> wide = factor(w.data.data(), 7, 12, 7, options);
+  EXPECT_TRUE(contains(input_error_of([&] { wide.solve(b.data(), 7, 1); }), "m >= n"));
 
   DenseMatrix<double> deficient = a;  // column 3 is zero: R(4, 4) = 0
   for (int64_t i = 0; i < 12; ++i) deficient(i, 3) = 0;

@@ -149,8 +149,9 @@ struct Regression {
 // Pass rule: each regression input is parsed (or refused) as recorded,
 // without a crash or a sanitizer report.
 TEST(RobustParser, FuzzRegressions) {
-  const std::vector<Regression> regressions = {
-  };
+  // None yet: scripts/fuzz-mtx has found nothing (600 s runs, issue 7).
+  const std::vector<Regression> regressions = {};
+  if (regressions.empty()) GTEST_SKIP() << "no fuzzer finding recorded";
   for (const Regression& r : regressions) {
     SCOPED_TRACE(r.origin);
     const Parsed p = parse(r.bytes, "regression.mtx");

@@ -25,8 +25,9 @@ class CpuScheduler {
   // task's work. Returns false when the run was aborted.
   bool run(const std::function<void(int32_t task, int32_t worker)>& body) {
     counters_ = RunCounters{};
-    watch_.abort = 0;
-    watch_.progress = 0;
+    // A host watchdog thread may be sampling these already.
+    SystemAtomic<uint32_t>(watch_.abort).store(0, cuda::std::memory_order_relaxed);
+    SystemAtomic<uint32_t>(watch_.progress).store(0, cuda::std::memory_order_relaxed);
     ++epoch_;
     SchedulerView v = view();
     if (v.num_tasks == 0) return true;

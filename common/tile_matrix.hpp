@@ -31,17 +31,30 @@ struct TileMatrix {
   const T* tile(int64_t i, int64_t j) const { return data.data() + (i + j * p) * tile_elements(); }
 
   // Copies A (m, n) col-major with leading dimension lda into tiles; the
-  // padding stays zero.
+  // padding is zero. Each element is written once, in storage order (no
+  // zero fill first: for a tall matrix that pass cost as much as the copy).
   static TileMatrix from_colmajor(const T* a, int64_t rows, int64_t cols, int64_t lda, int tile) {
-    TileMatrix t(rows, cols, tile);
-    for (int64_t j = 0; j < cols; ++j) {
-      const int64_t tj = j / tile, jj = j % tile;
+    TileMatrix t;
+    t.m = rows;
+    t.n = cols;
+    t.b = tile;
+    t.p = tile_count(rows, tile);
+    t.q = tile_count(cols, tile);
+    t.data.reserve(checked_elements({t.p, t.q, tile, tile}, sizeof(T), "tile matrix"));
+    for (int64_t tj = 0; tj < t.q; ++tj)
       for (int64_t ti = 0; ti < t.p; ++ti) {
         const int64_t row0 = ti * tile;
         const int64_t count = std::min<int64_t>(tile, rows - row0);
-        std::copy_n(a + row0 + j * lda, count, t.tile(ti, tj) + jj * tile);
+        for (int64_t j = tj * tile; j < (tj + 1) * tile; ++j) {
+          if (j < cols) {
+            const T* column = a + row0 + j * lda;
+            t.data.insert(t.data.end(), column, column + count);
+            t.data.insert(t.data.end(), size_t(tile - count), T(0));
+          } else {
+            t.data.insert(t.data.end(), size_t(tile), T(0));
+          }
+        }
       }
-    }
     return t;
   }
 

@@ -25,7 +25,8 @@ namespace tiledqr {
 // Reads the Matrix Market file at `path`. Throws InputError for a file that
 // cannot be opened or read and for any unsupported or malformed content. A
 // declared size whose storage (rows*cols doubles) exceeds the machine's
-// physical memory is rejected before anything is allocated.
+// physical memory is rejected before anything is allocated, and so is a line
+// longer than 1 MiB (a file without line breaks is never read whole).
 DenseMatrix<double> read_matrix_market(const std::string& path);
 
 // Same as read_matrix_market, from a string holding the file's contents;

@@ -55,7 +55,7 @@ unsigned grid_for(int64_t count) {
 
 // The two words the watchdog shares with the kernel, in host-mapped memory.
 struct WatchdogWords {
-  uint64_t progress;  // tasks completed (written by the scheduler)
+  uint64_t progress;  // written by the scheduler: 1 once it runs, then 1 + tasks completed
   int32_t abort;      // raised by the host
 };
 
@@ -112,8 +112,9 @@ void plan_launch(GpuFactorizationState<T>& s) {
   s.blocks = executors + 1;
   const size_t executor_bytes = warp_shared_elements * sizeof(T);
   const size_t cell_bytes = size_t(s.p) * size_t(s.q) * sizeof(GridCell);
-  const size_t with_cells = std::max(executor_bytes, scheduler_shared_bytes + cell_bytes);
-  const size_t without_cells = std::max(executor_bytes, scheduler_shared_bytes);
+  const size_t scheduler_bytes = scheduler_shared_bytes(executors);
+  const size_t with_cells = std::max(executor_bytes, scheduler_bytes + cell_bytes);
+  const size_t without_cells = std::max(executor_bytes, scheduler_bytes);
   int per_sm = 0;
   bool cells_in_shared = false;
   for (const bool try_cells : {true, false}) {
@@ -259,9 +260,11 @@ void watch(GpuFactorizationState<T>& s) {
              std::chrono::duration<double>(clock::now() - raised).count() < 10)
         std::this_thread::sleep_for(std::chrono::microseconds(100));
       const cudaError_t after = cudaEventQuery(s.stop);
+      const uint64_t done = seen > 0 ? seen - 1 : 0;
       std::string what = "FR3: no task completed for " + std::to_string(s.options.watchdog_seconds) +
-                         " s (" + std::to_string(seen) + " of " + std::to_string(s.tasks_total) +
-                         " tasks done); the watchdog ended the run";
+                         " s (" + std::to_string(done) + " of " + std::to_string(s.tasks_total) +
+                         " tasks done" + (seen == 0 ? ", the kernel never started" : "") +
+                         "); the watchdog ended the run";
       if (after == cudaErrorNotReady) what += ", but the kernel did not stop";
       else if (after != cudaSuccess) what += std::string(" (then: ") + cudaGetErrorString(after) + ")";
       throw StallError(what);

@@ -58,7 +58,7 @@ struct PersistentQrParams {
   uint64_t* finished_control = nullptr;  // head, then tail
   int finished_capacity_log2 = 0;
   GridCell* global_cells = nullptr;  // (p, q); nullptr: in the scheduler's shared memory
-  uint64_t* progress = nullptr;      // host-mapped: tasks completed so far
+  uint64_t* progress = nullptr;      // host-mapped: tasks completed so far, plus 1 once running
   int32_t* abort_flag = nullptr;     // host-mapped: nonzero once the watchdog fired
   DeviceTraceRecord* trace = nullptr;         // (tasks_total), or nullptr
   unsigned long long* trace_count = nullptr;  // records written
@@ -111,6 +111,15 @@ __device__ bool push_until_done(const PersistentQrParams<T>& prm, const TaskQueu
   return true;
 }
 
+// The same from a tail hint (TaskQueue::try_push), updated.
+template <typename T>
+__device__ bool push_until_done(const PersistentQrParams<T>& prm, const TaskQueue& queue,
+                                uint64_t word, uint64_t& tail_hint) {
+  for (unsigned attempt = 1; !queue.try_push(word, tail_hint); ++attempt)
+    if (attempt % abort_poll_interval == 0 && abort_raised(prm)) return false;
+  return true;
+}
+
 // Seed 000 §II.D item 4: round-robin over the executors where a double task
 // (tsqrt, tsmqr) is worth `double_weight` single ones (geqrt, ormqr): each
 // turn an executor receives one double task or `double_weight` single ones.
@@ -127,7 +136,9 @@ struct WeightedRoundRobin {
   }
 };
 
-// The scheduler's shared memory (the grid's cells follow it when they fit).
+// The scheduler's shared memory: this struct, then each ready queue's tail
+// as the scheduler (their only producer) knows it, then the grid's cells
+// when they fit.
 constexpr int emit_capacity = 512;
 struct SchedulerShared {
   uint64_t done[32];                   // completions taken this round
@@ -136,21 +147,35 @@ struct SchedulerShared {
   int32_t emitted_count;
   int32_t stop;  // 1: all tasks done, 2: the watchdog fired
 };
-constexpr size_t scheduler_shared_bytes = (sizeof(SchedulerShared) + 15) / 16 * 16;
+
+TILEDQR_HOST_DEVICE inline size_t scheduler_shared_bytes(int32_t executors) {
+  return (sizeof(SchedulerShared) + sizeof(uint64_t) * size_t(executors) + 15) / 16 * 16;
+}
+
+// How often (ns) the scheduler publishes its progress to the host: a
+// write over PCIe, so not after every round.
+constexpr int64_t progress_interval_ns = 100000;
 
 // Algorithm 4 of seed 000, by the 32 lanes of block 0.
 template <typename T>
 __device__ void scheduler_warp(const PersistentQrParams<T>& prm, unsigned char* shared, int lane) {
   constexpr unsigned all_lanes = 0xffffffffu;
   SchedulerShared& sh = *reinterpret_cast<SchedulerShared*>(shared);
+  uint64_t* ready_tail = reinterpret_cast<uint64_t*>(shared + sizeof(SchedulerShared));
   GridCell* cells = prm.global_cells
                         ? prm.global_cells
-                        : reinterpret_cast<GridCell*>(shared + scheduler_shared_bytes);
+                        : reinterpret_cast<GridCell*>(shared + scheduler_shared_bytes(prm.executors));
   const int64_t cell_count = int64_t(prm.p) * prm.q;
   for (int64_t c = lane; c < cell_count; c += 32) cells[c] = GridCell{};
+  for (int32_t e = lane; e < prm.executors; e += 32)
+    ready_tail[e] = cuda::atomic_ref<uint64_t, cuda::thread_scope_device>(*ready_queue(prm, e).tail)
+                        .load(cuda::memory_order_relaxed);
+  int64_t progress_published_ns = 0;
   if (lane == 0) {
     sh.emitted_count = 0;
     sh.stop = 0;
+    // The watchdog's clock starts now (a sanitizer may hold a launch back for long).
+    cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*prm.progress).store(1, cuda::memory_order_relaxed);
   }
   __syncwarp();
 
@@ -166,9 +191,11 @@ __device__ void scheduler_warp(const PersistentQrParams<T>& prm, unsigned char* 
   int64_t completions_taken = 0;
   auto emit = [&](const Task& t) {
     if (sh.emitted_count == emit_capacity) {  // rare: lane 0 hands the buffer out alone
-      for (int e = 0; e < emit_capacity; ++e)
-        if (!push_until_done(prm, ready_queue(prm, sh.emitted_executor[e]), sh.emitted[e]))
+      for (int t = 0; t < emit_capacity; ++t) {
+        const int32_t executor = sh.emitted_executor[t];
+        if (!push_until_done(prm, ready_queue(prm, executor), sh.emitted[t], ready_tail[executor]))
           sh.stop = 2;
+      }
       sh.emitted_count = 0;
     }
     sh.emitted[sh.emitted_count] = pack_task(t);
@@ -181,12 +208,17 @@ __device__ void scheduler_warp(const PersistentQrParams<T>& prm, unsigned char* 
   uint64_t finished_head = finished.read_head();
   for (;;) {
     __syncwarp();
-    // Distribute the ready tasks, a lane per task.
+    // Distribute the ready tasks: lane l pushes, in order, those for the
+    // executors e with e % 32 = l, so each queue and its tail hint has one writer.
     const int32_t count = sh.emitted_count;
     bool failed = false;
-    for (int32_t e = lane; e < count; e += 32)
-      failed |= !push_until_done(prm, ready_queue(prm, sh.emitted_executor[e]), sh.emitted[e]);
+    for (int32_t t = 0; t < count; ++t) {
+      const int32_t executor = sh.emitted_executor[t];
+      if (executor % 32 == lane)
+        failed |= !push_until_done(prm, ready_queue(prm, executor), sh.emitted[t], ready_tail[executor]);
+    }
     const bool any_failed = __any_sync(all_lanes, failed);
+    __syncwarp();  // every lane has read the buffer before lane 0 empties it
     if (lane == 0) {
       sh.emitted_count = 0;
       if (any_failed) sh.stop = 2;
@@ -219,14 +251,19 @@ __device__ void scheduler_warp(const PersistentQrParams<T>& prm, unsigned char* 
       break;
     }
     if (lane == 0) {
-      for (int r = 0; r < run; ++r) finished.clear_slot(finished_head + r);
-      finished.set_head(finished_head + run);
       for (int r = 0; r < run; ++r) {
         if (completions_taken++ == prm.drop_completion) continue;  // the test's lost completion
         grid.complete(unpack_task(sh.done[r]), emit);
       }
-      cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*prm.progress)
-          .store(uint64_t(grid.tasks_completed), cuda::memory_order_relaxed);
+      // Retire the slots after the grid work, off the path from a completion to its successors.
+      for (int r = 0; r < run; ++r) finished.clear_slot(finished_head + r);
+      finished.set_head(finished_head + run);
+      const int64_t now = global_timer_ns();
+      if (now - progress_published_ns >= progress_interval_ns) {
+        progress_published_ns = now;
+        cuda::atomic_ref<uint64_t, cuda::thread_scope_system>(*prm.progress)
+            .store(uint64_t(grid.tasks_completed) + 1, cuda::memory_order_relaxed);
+      }
     }
     finished_head += run;
   }
@@ -234,7 +271,7 @@ __device__ void scheduler_warp(const PersistentQrParams<T>& prm, unsigned char* 
   // The null task ends every executor (after an abort they stop on the flag).
   if (sh.stop == 1)
     for (int32_t e = lane; e < prm.executors; e += 32)
-      push_until_done(prm, ready_queue(prm, e), null_task_word);
+      push_until_done(prm, ready_queue(prm, e), null_task_word, ready_tail[e]);
 }
 
 // Runs one task of the flat tree with the warp kernels.

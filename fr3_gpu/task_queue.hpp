@@ -7,7 +7,7 @@
 // As in Tsigas & Zhang, a producer publishes an item with one
 // compare-and-swap on the slot itself, from "empty" to the item, so an item
 // is never half written; tail is a hint that any producer may move past a
-// filled slot. Their two alternating null values become empty markers that
+// filled slot, and a producer that finds a slot filled moves on to the next. Their two alternating null values become empty markers that
 // carry the ring lap of the position they wait for, so a producer that
 // read a slot one lap ago can never fill it now (no ABA).
 //
@@ -53,31 +53,42 @@ struct TaskQueue {
 
   // Appends `item` (< 2^63). False when the queue is full; any thread may call it.
   TILEDQR_HOST_DEVICE bool try_push(Word item) const {
-    Atomic tail_ref(*tail);
+    Word position = Atomic(*tail).load(cuda::memory_order_relaxed);
+    return try_push(item, position);
+  }
+
+  // The same, starting at `position`, a guess of the tail that no filled
+  // position follows (the tail itself, or where this producer's last push
+  // ended: a single producer keeping it pushes with one compare-and-swap).
+  // On success `position` is just past the item.
+  TILEDQR_HOST_DEVICE bool try_push(Word item, Word& position) const {
     for (;;) {
-      const Word position = tail_ref.load(cuda::memory_order_acquire);
       Atomic slot(slots[position & (capacity() - 1)]);
-      Word word = slot.load(cuda::memory_order_acquire);
-      if (word == empty_marker(position)) {
-        if (slot.compare_exchange_strong(word, item, cuda::memory_order_release,
-                                         cuda::memory_order_relaxed)) {
-          advance_tail(position);
-          return true;
-        }
-        continue;  // another producer filled it first
+      Word word = empty_marker(position);
+      if (slot.compare_exchange_strong(word, item, cuda::memory_order_release,
+                                       cuda::memory_order_acquire)) {
+        advance_tail(position);
+        ++position;
+        return true;
       }
+      // `word` is what the slot holds instead.
       if (is_item(word)) {
-        // The item is position's or, when the ring is full, the one a lap
-        // before it. Head tells: read it first, then the slot again.
+        // position's item (another producer was first) or, when the ring is
+        // full, the one a lap before it. Head tells: read it first, then
+        // the slot again.
         const Word taken = Atomic(*head).load(cuda::memory_order_acquire);
         if (int64_t(position - taken) >= int64_t(capacity())) return false;
-        word = slot.load(cuda::memory_order_acquire);
-        if (word == empty_marker(position)) continue;
-        advance_tail(position);  // position is filled: help the tail past it
+        if (slot.load(cuda::memory_order_acquire) == empty_marker(position)) continue;
+      } else if ((word & ~empty_flag) < (position >> capacity_log2)) {
+        // Waiting for an earlier lap: the guess ran ahead; take the tail.
+        position = Atomic(*tail).load(cuda::memory_order_relaxed);
         continue;
       }
-      // A marker of a later lap: position was filled and taken already.
-      if ((word & ~empty_flag) > (position >> capacity_log2)) advance_tail(position);
+      // position is filled (and maybe taken already): help the tail past
+      // it and go on from the tail or the next position, whichever is later.
+      advance_tail(position);
+      const Word hinted = Atomic(*tail).load(cuda::memory_order_relaxed);
+      position = hinted > position ? hinted : position + 1;
     }
   }
 
@@ -122,9 +133,10 @@ struct TaskQueue {
   }
 
  private:
+  // tail is only a hint (the slots carry the truth), so relaxed suffices.
   TILEDQR_HOST_DEVICE void advance_tail(Word filled_position) const {
     Word expected = filled_position;
-    Atomic(*tail).compare_exchange_strong(expected, filled_position + 1, cuda::memory_order_release,
+    Atomic(*tail).compare_exchange_strong(expected, filled_position + 1, cuda::memory_order_relaxed,
                                           cuda::memory_order_relaxed);
   }
 };

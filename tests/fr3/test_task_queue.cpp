@@ -96,6 +96,31 @@ TEST(TaskQueueHost, HammerSevenProducersOneConsumer) {
   EXPECT_FALSE(q.queue.try_pop(extra)) << "an item appeared twice";
 }
 
+// Pass rule: as above, with each producer starting its pushes where its
+// own last one ended (the position hint the GPU scheduler keeps per ready
+// queue; here seven stale hints race): every item exactly once, in order.
+TEST(TaskQueueHost, HammerProducersWithOwnHints) {
+  const uint64_t per_producer = 100000;
+  HostQueue q(4);
+  std::vector<uint64_t> taken;
+  taken.reserve(per_producer * kProducers);
+  std::vector<std::thread> threads;
+  for (int p = 0; p < kProducers; ++p)
+    threads.emplace_back([&, p] {
+      uint64_t hint = 0;
+      for (uint64_t s = 0; s < per_producer; ++s)
+        while (!q.queue.try_push(item_of(p, s), hint)) std::this_thread::yield();
+    });
+  threads.emplace_back([&] {
+    uint64_t item = 0;
+    while (taken.size() < per_producer * kProducers)
+      if (q.queue.try_pop(item)) taken.push_back(item);
+      else std::this_thread::yield();
+  });
+  for (std::thread& t : threads) t.join();
+  expect_each_once_in_order(taken, per_producer);
+}
+
 // Pass rule: as above, but the consumer reads ahead of head as the GPU
 // scheduler warp does (peek up to 32 positions, take the leading run,
 // clear those slots, then move head once); every item exactly once, in order.

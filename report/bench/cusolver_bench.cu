@@ -1,0 +1,126 @@
+// cuSOLVER's geqrf for the benchmark driver (the GPU-as-accelerator peer of
+// ANCHORS.md): handle, workspace query and allocations outside the timing;
+// each timed run factors a fresh device copy of the same matrix, with CUDA
+// events around cusolverDn?geqrf only.
+#include <cuda_runtime.h>
+#include <cusolverDn.h>
+#include <lapacke.h>
+
+#include <algorithm>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "bench_case.hpp"
+#include "checks.hpp"
+#include "cuda_check.hpp"
+#include "gpu_qr.hpp"
+
+namespace tiledqr::bench {
+namespace {
+
+void check_solver(cusolverStatus_t status, const char* what) {
+  if (status != CUSOLVER_STATUS_SUCCESS)
+    throw GpuError(std::string(what) + ": cuSOLVER status " + std::to_string(int(status)));
+}
+
+// The driver's matrix: uniform in [-1, 1) from mt19937_64(seed), as every stage draws it.
+template <typename T>
+std::vector<T> random_input(const BenchCase& c) {
+  std::vector<T> a(checked_elements({c.m, c.n}, sizeof(T), "benchmark matrix"));
+  std::mt19937_64 engine(c.seed);
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  for (T& x : a) x = T(uniform(engine));
+  return a;
+}
+
+cusolverStatus_t geqrf_buffer_size(cusolverDnHandle_t h, int m, int n, double* a, int* lwork) {
+  return cusolverDnDgeqrf_bufferSize(h, m, n, a, m, lwork);
+}
+cusolverStatus_t geqrf_buffer_size(cusolverDnHandle_t h, int m, int n, float* a, int* lwork) {
+  return cusolverDnSgeqrf_bufferSize(h, m, n, a, m, lwork);
+}
+cusolverStatus_t geqrf(cusolverDnHandle_t h, int m, int n, double* a, double* tau, double* work,
+                       int lwork, int* info) {
+  return cusolverDnDgeqrf(h, m, n, a, m, tau, work, lwork, info);
+}
+cusolverStatus_t geqrf(cusolverDnHandle_t h, int m, int n, float* a, float* tau, float* work,
+                       int lwork, int* info) {
+  return cusolverDnSgeqrf(h, m, n, a, m, tau, work, lwork, info);
+}
+int host_orgqr(int m, int k, double* q, const double* tau) {
+  return LAPACKE_dorgqr(LAPACK_COL_MAJOR, m, k, k, q, m, tau);
+}
+int host_orgqr(int m, int k, float* q, const float* tau) {
+  return LAPACKE_sorgqr(LAPACK_COL_MAJOR, m, k, k, q, m, tau);
+}
+
+struct SolverHandle {
+  cusolverDnHandle_t handle = nullptr;
+  SolverHandle() { check_solver(cusolverDnCreate(&handle), "cusolverDnCreate"); }
+  ~SolverHandle() { cusolverDnDestroy(handle); }
+};
+
+struct EventPair {
+  cudaEvent_t start = nullptr, stop = nullptr;
+  EventPair() {
+    gpu::check(cudaEventCreate(&start), "cudaEventCreate");
+    gpu::check(cudaEventCreate(&stop), "cudaEventCreate");
+  }
+  ~EventPair() {
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+  }
+};
+
+template <typename T>
+BenchOutcome run_cusolver(const BenchCase& c) {
+  if (!gpu::device_available()) throw NoDevice{"no CUDA device"};
+  const std::vector<T> a = random_input<T>(c);
+  const int m = int(c.m), n = int(c.n), k = std::min(m, n);
+  gpu::DeviceBuffer<T> d_original(a.size(), "benchmark matrix"), d_a(a.size(), "benchmark matrix");
+  gpu::check(cudaMemcpy(d_original.get(), a.data(), a.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
+  const SolverHandle solver;
+  int lwork = 0;
+  check_solver(geqrf_buffer_size(solver.handle, m, n, d_a.get(), &lwork), "geqrf_bufferSize");
+  gpu::DeviceBuffer<T> d_work(size_t(std::max(lwork, 1)), "geqrf workspace"), d_tau(size_t(k), "tau");
+  gpu::DeviceBuffer<int> d_info(1, "info");
+  const EventPair events;
+  BenchOutcome out;
+  out.device = gpu::device_name();
+  for (int r = -c.warmup; r < c.repeats; ++r) {
+    gpu::check(cudaMemcpy(d_a.get(), d_original.get(), a.size() * sizeof(T), cudaMemcpyDeviceToDevice), "copy");
+    gpu::check(cudaEventRecord(events.start), "cudaEventRecord");
+    check_solver(geqrf(solver.handle, m, n, d_a.get(), d_tau.get(), d_work.get(), lwork, d_info.get()), "geqrf");
+    gpu::check(cudaEventRecord(events.stop), "cudaEventRecord");
+    gpu::check(cudaEventSynchronize(events.stop), "geqrf");
+    float ms = 0;
+    gpu::check(cudaEventElapsedTime(&ms, events.start, events.stop), "cudaEventElapsedTime");
+    if (r >= 0) out.seconds.push_back(ms * 1e-3);
+  }
+  int info = 0;
+  gpu::check(cudaMemcpy(&info, d_info.get(), sizeof info, cudaMemcpyDeviceToHost), "info");
+  if (info != 0) throw GpuError("geqrf returned info " + std::to_string(info));
+  if (c.check) {
+    std::vector<T> factored(a.size()), tau(static_cast<size_t>(k));
+    gpu::check(cudaMemcpy(factored.data(), d_a.get(), a.size() * sizeof(T), cudaMemcpyDeviceToHost), "download");
+    gpu::check(cudaMemcpy(tau.data(), d_tau.get(), tau.size() * sizeof(T), cudaMemcpyDeviceToHost), "download");
+    std::vector<T> r(size_t(k) * n, T(0));
+    for (int j = 0; j < n; ++j)
+      for (int i = 0; i <= std::min(j, k - 1); ++i) r[size_t(i) + size_t(j) * k] = factored[size_t(i) + size_t(j) * m];
+    std::vector<T> q(factored.begin(), factored.begin() + ptrdiff_t(m) * k);
+    if (host_orgqr(m, k, q.data(), tau.data()) != 0) throw GpuError("orgqr of cuSOLVER's reflectors failed");
+    const Residuals res = residuals_of_explicit_qr(a.data(), c.m, c.n, q.data(), r.data());
+    out.residual = res.residual;
+    out.orthogonality = res.orthogonality;
+  }
+  return out;
+}
+
+}  // namespace
+
+BenchOutcome bench_cusolver(const BenchCase& c) {
+  return c.precision == "float" ? run_cusolver<float>(c) : run_cusolver<double>(c);
+}
+
+}  // namespace tiledqr::bench

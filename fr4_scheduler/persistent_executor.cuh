@@ -49,7 +49,7 @@ __device__ void run_block_task(const ExecutorParams& p, BlockChannel& channel,
   const int64_t start = p.trace != nullptr ? clock_ns() : 0;
   TaskContext ctx(task, first_worker, static_cast<int>(threadIdx.x), static_cast<int>(blockDim.x), true,
                   block_scratch, p.scratch_bytes_per_warp * p.warps_per_block, &p.run_params,
-                  p.view.watch);
+                  &p.view);
   Kinds::run(header.kind, p.args[task], ctx);
   __syncthreads();  // the task's writes are done; everyone has read `task`
   if (threadIdx.x == 0) {
@@ -141,7 +141,7 @@ __global__ void persistent_executor(const __grid_constant__ ExecutorParams p) {
     rearm_counter(p.view, task, header);
     const int64_t start = p.trace != nullptr ? clock_ns() : 0;
     TaskContext ctx(task, w.worker, lane, 32, false, warp_scratch, p.scratch_bytes_per_warp,
-                    &p.run_params, p.view.watch);
+                    &p.run_params, &p.view);
     Kinds::run(header.kind, p.args[task], ctx);
     __syncwarp();  // the task's writes precede lane 0's releases below
     if (p.trace != nullptr && lane == 0) p.trace[task] = TraceEvent{start, clock_ns(), w.worker, 0};

@@ -575,7 +575,7 @@ Status DeviceGraph::wait() {
   const auto seconds_since = [](Clock::time_point t) {
     return std::chrono::duration<double>(Clock::now() - t).count();
   };
-  // After an abort the kernel's wait loops notice within ~abort_poll_ns;
+  // After an abort the kernel's wait loops notice within ~host_poll_ns;
   // only a task that never returns keeps it running past this grace.
   const double stop_grace = std::max(5.0, options_.stall_timeout_seconds);
   uint32_t last_progress = read_host_word(watch_host_->progress);

@@ -25,10 +25,15 @@
 // whose addition reaches num_tasks pushes one exit marker per worker; each
 // worker holds exactly one unfilled ticket at the end, so each gets one.
 //
-// Stalls: idle workers poll their block's channel; one worker per block
-// also polls the host's abort flag (host-mapped) every abort_poll_ns, and
-// every flush writes the completed count to the host's progress word,
-// which the host watchdog samples.
+// Stalls and the host: memory the host maps is reached over PCIe, and a
+// few thousand warps reading it often clog every SM's memory pipeline, so
+// host traffic is rationed globally. Progress: a flush writes the completed
+// count to the host's progress word only when it wins a CAS on a device
+// timestamp at least host_poll_ns old. Abort: one warp per block (its
+// watcher) looks at the device's abort word every watcher_poll_ns while
+// idle and tells its block through shared memory; the host's abort flag
+// itself is read by whichever warp wins the same kind of CAS, at most once
+// per host_poll_ns for the whole grid, and copied to the device word.
 #pragma once
 
 #include <cuda/atomic>
@@ -56,8 +61,11 @@ constexpr uint32_t single_predecessor_bit = 0x80000000u;
 
 // Completions a busy worker may hold back before adding them to the counter.
 constexpr uint32_t flush_interval = 64;
-// How often (ns) a block's watcher polls the host-mapped abort flag when idle.
-constexpr int64_t abort_poll_ns = 20000;
+// At most one read of the host's abort flag and one write of its progress
+// word per this many ns, grid-wide.
+constexpr long long host_poll_ns = 100000;
+// How often (ns) an idle block watcher looks at the device's abort word.
+constexpr long long watcher_poll_ns = 20000;
 
 // BlockChannel::block_task values besides a task id.
 constexpr int32_t channel_empty = -1;
@@ -78,15 +86,18 @@ struct alignas(128) LineCounter {
 };
 
 struct RunCounters {  // zeroed before each run
-  LineCounter head;       // tickets drawn
-  LineCounter tail;       // pushes so far; push p fills slots[num_roots + p]
-  LineCounter completed;  // tasks finished, added in batches
+  LineCounter head;            // tickets drawn
+  LineCounter tail;            // pushes so far; push p fills slots[num_roots + p]
+  LineCounter completed;       // tasks finished, added in batches
+  LineCounter abort;           // nonzero: the host asked the run to stop
+  LineCounter abort_stamp;     // clock_ns() of the last read of the host's flag
+  LineCounter progress_stamp;  // clock_ns() of the last write of the host's progress
 };
 
 // In host-mapped memory: the watchdog's window into a run.
 struct Watch {
-  uint32_t abort;     // host → device: stop now
-  uint32_t progress;  // device → host: completed count at the last flush
+  alignas(64) uint32_t abort;     // host → device: stop now
+  alignas(64) uint32_t progress;  // device → host: completed count at a recent flush
 };
 
 // Per block (shared memory on the device): a pending block task, and the
@@ -114,11 +125,11 @@ struct SchedulerView {
 // A worker's private state; on the device lane 0's copy is the one used.
 struct WorkerState {
   int32_t worker = 0;
-  bool watcher = false;  // polls the host abort flag for its block
+  bool watcher = false;  // looks at the abort word for its block
   bool holds_ticket = false;
   unsigned long long ticket = 0;
   uint32_t unflushed = 0;  // completions not yet added to counters->completed
-  int64_t last_abort_poll_ns = 0;
+  long long last_abort_look_ns = 0;
 };
 
 // ---------------------------------------------------------------------------
@@ -221,31 +232,55 @@ TILEDQR_HOST_DEVICE inline unsigned long long slot_value(uint32_t epoch, int32_t
 // ---------------------------------------------------------------------------
 // Lane 0 of a worker.
 
-// Adds this worker's unflushed completions to the shared count and reports
-// progress to the host. Returns true when they were the last ones: the
-// caller must then push the exit markers (push_exit_markers).
+// True when this caller won the right to touch host memory now: `stamp`
+// was at least host_poll_ns old and now holds `now`.
+TILEDQR_HOST_DEVICE inline bool claim_host_turn(unsigned long long& stamp_word, long long now) {
+  DeviceAtomic<unsigned long long> stamp(stamp_word);
+  unsigned long long last = stamp.load(cuda::std::memory_order_relaxed);
+  if (now - static_cast<long long>(last) < host_poll_ns) return false;
+  return stamp.compare_exchange_strong(last, static_cast<unsigned long long>(now),
+                                       cuda::std::memory_order_relaxed);
+}
+
+// Adds this worker's unflushed completions to the shared count and, when
+// its turn comes, reports progress to the host. Returns true when they
+// were the last ones: the caller must then push the exit markers
+// (push_exit_markers).
 TILEDQR_HOST_DEVICE inline bool flush_completions(const SchedulerView& v, WorkerState& w) {
   if (w.unflushed == 0) return false;
   DeviceAtomic<unsigned long long> completed(v.counters->completed.value);
   const unsigned long long total =
       completed.fetch_add(w.unflushed, cuda::std::memory_order_acq_rel) + w.unflushed;
   w.unflushed = 0;
-  SystemAtomic<uint32_t>(v.watch->progress).store(static_cast<uint32_t>(total),
-                                                  cuda::std::memory_order_relaxed);
+  if (claim_host_turn(v.counters->progress_stamp.value, clock_ns()))
+    SystemAtomic<uint32_t>(v.watch->progress).store(static_cast<uint32_t>(total),
+                                                    cuda::std::memory_order_relaxed);
   return total == static_cast<unsigned long long>(v.num_tasks);
 }
 
+// True once the run must stop: the device's abort word is set, or (when
+// this caller wins the grid-wide turn) the host's flag is, which is then
+// copied to the device word.
+TILEDQR_HOST_DEVICE inline bool run_aborted(const SchedulerView& v) {
+  DeviceAtomic<unsigned long long> abort(v.counters->abort.value);
+  if (abort.load(cuda::std::memory_order_relaxed) != 0) return true;
+  if (!claim_host_turn(v.counters->abort_stamp.value, clock_ns())) return false;
+  if (SystemAtomic<uint32_t>(v.watch->abort).load(cuda::std::memory_order_relaxed) == 0) return false;
+  abort.store(1, cuda::std::memory_order_relaxed);
+  return true;
+}
+
 // True when the run must end: the block's channel says so, or (for the
-// block's watcher, at most every abort_poll_ns) the host's flag does.
+// block's watcher, at most every watcher_poll_ns) run_aborted does.
 TILEDQR_HOST_DEVICE inline bool abort_requested(const SchedulerView& v, WorkerState& w,
                                                 BlockChannel* channel) {
   BlockAtomic<int32_t> block_abort(channel->abort);
   if (block_abort.load(cuda::std::memory_order_relaxed) != 0) return true;
   if (!w.watcher) return false;
-  const int64_t now = clock_ns();
-  if (now - w.last_abort_poll_ns < abort_poll_ns) return false;
-  w.last_abort_poll_ns = now;
-  if (SystemAtomic<uint32_t>(v.watch->abort).load(cuda::std::memory_order_relaxed) == 0) return false;
+  const long long now = clock_ns();
+  if (now - w.last_abort_look_ns < watcher_poll_ns) return false;
+  w.last_abort_look_ns = now;
+  if (!run_aborted(v)) return false;
   block_abort.store(1, cuda::std::memory_order_relaxed);
   return true;
 }
@@ -271,8 +306,11 @@ TILEDQR_HOST_DEVICE inline int32_t acquire_task(const SchedulerView& v, WorkerSt
   if (w.unflushed >= flush_interval && flush_completions(v, w)) return signal_push_exits;
   DeviceAtomic<unsigned long long> slot(v.slots[w.ticket]);
   for (int round = 0;; ++round) {
-    const unsigned long long value = slot.load(cuda::std::memory_order_acquire);
+    // Relaxed polls, one acquire fence once the slot is filled: an acquire
+    // load per poll would also discard the SM's L1 each time.
+    const unsigned long long value = slot.load(cuda::std::memory_order_relaxed);
     if (static_cast<uint32_t>(value >> 32) == v.epoch) {
+      cuda::atomic_thread_fence(cuda::std::memory_order_acquire, cuda::thread_scope_device);
       w.holds_ticket = false;
       return static_cast<int32_t>(static_cast<uint32_t>(value));
     }

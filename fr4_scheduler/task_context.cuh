@@ -25,9 +25,9 @@ class TaskContext {
  public:
   __device__ TaskContext(int32_t task, int32_t worker, int rank, int size, bool whole_block,
                          unsigned char* scratch, int scratch_bytes, const RunParams* run_params,
-                         const Watch* watch)
+                         const SchedulerView* view)
       : task_(task), worker_(worker), rank_(rank), size_(size), whole_block_(whole_block),
-        scratch_(scratch), scratch_bytes_(scratch_bytes), run_params_(run_params), watch_(watch) {}
+        scratch_(scratch), scratch_bytes_(scratch_bytes), run_params_(run_params), view_(view) {}
 
   // The running task's id (its index in the Graph).
   __device__ int32_t task() const { return task_; }
@@ -60,11 +60,8 @@ class TaskContext {
   }
 
   // True once the host watchdog has ended the run: a kind that waits on
-  // something should poll this (with a back-off) and return.
-  __device__ bool aborted() const {
-    SystemAtomic<uint32_t> flag(const_cast<uint32_t&>(watch_->abort));
-    return flag.load(cuda::std::memory_order_relaxed) != 0;
-  }
+  // something should poll this (with a back-off, e.g. __nanosleep) and return.
+  __device__ bool aborted() const { return run_aborted(*view_); }
 
  private:
   int32_t task_;
@@ -75,7 +72,7 @@ class TaskContext {
   unsigned char* scratch_;
   int scratch_bytes_;
   const RunParams* run_params_;
-  const Watch* watch_;
+  const SchedulerView* view_;
 };
 
 // The run's parameter block of `ctx`: params_of<MyParams>(ctx).

@@ -57,12 +57,12 @@ void add_fr1_cpu(std::vector<BenchCase>& cases) {
 // report/data/fr2_cpu.csv in the same device call.
 void add_fr2_cpu(std::vector<BenchCase>& cases, int hardware_threads) {
   const std::vector<std::pair<Shape, std::pair<int, int>>> tuned = {
-      {{2048, 2048}, {192, 48}},
-      {{4096, 4096}, {192, 48}},
-      {{8192, 8192}, {256, 64}},
+      {{2048, 2048}, {128, 32}},
+      {{4096, 4096}, {128, 32}},
+      {{8192, 8192}, {192, 48}},
       {{262144, 32}, {32, 16}},
       {{262144, 64}, {64, 16}},
-      {{262144, 256}, {128, 32}},
+      {{262144, 256}, {256, 32}},
   };
   for (const auto& [s, tiling] : tuned)
     for (const int t : thread_counts(hardware_threads)) {

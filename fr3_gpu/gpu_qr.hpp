@@ -29,7 +29,8 @@ constexpr int warp_tile_size = 32;
 
 struct GpuOptions {
   int executors_per_sm = 1;         // executor blocks per SM (seed 000: one)
-  double double_task_weight = 1;    // round-robin weight of tsqrt/tsmqr against geqrt/ormqr (> 0)
+  double double_task_weight = 1;    // round-robin weight of tsqrt/tsmqr against geqrt/ormqr (> 0):
+                                    // 1 is plain round robin; the seed's > 1 awaits its sweep
   double watchdog_seconds = 5;      // no task completed for this long → StallError
   bool trace = false;               // record one TaskRecord per task (%globaltimer, executor id)
   int64_t test_drop_completion = -1;  // test hook: the scheduler ignores this completion (0-based)

@@ -101,6 +101,10 @@ __device__ __forceinline__ int64_t global_timer_ns() {
 
 // How often a wait loop looks at the host's abort flag (a read over PCIe).
 constexpr unsigned abort_poll_interval = 256;
+// An idle executor polls its queue flat out this many times, then sleeps
+// this long between polls (a task then waits at most about that long more).
+constexpr unsigned idle_polls_before_backoff = 64;
+constexpr unsigned idle_backoff_ns = 100;
 
 // Pushes until it succeeds; false if the watchdog fired meanwhile.
 template <typename T>
@@ -208,14 +212,24 @@ __device__ void scheduler_warp(const PersistentQrParams<T>& prm, unsigned char* 
   uint64_t finished_head = finished.read_head();
   for (;;) {
     __syncwarp();
-    // Distribute the ready tasks: lane l pushes, in order, those for the
-    // executors e with e % 32 = l, so each queue and its tail hint has one writer.
+    // Distribute the ready tasks, a lane per task, 32 at a time. Tasks for
+    // the same executor go one after another in buffer order (the lowest
+    // lane of each group first), so a queue and its tail hint have one
+    // writer at a time.
     const int32_t count = sh.emitted_count;
     bool failed = false;
-    for (int32_t t = 0; t < count; ++t) {
-      const int32_t executor = sh.emitted_executor[t];
-      if (executor % 32 == lane)
-        failed |= !push_until_done(prm, ready_queue(prm, executor), sh.emitted[t], ready_tail[executor]);
+    for (int32_t base = 0; base < count; base += 32) {
+      const int32_t t = base + lane;
+      bool pending = t < count;
+      const int32_t executor = pending ? sh.emitted_executor[t] : 0;
+      while (__any_sync(all_lanes, pending)) {
+        const unsigned group = __match_any_sync(all_lanes, pending ? executor : -1 - lane);
+        if (pending && __ffs(int(group)) - 1 == lane) {
+          failed |= !push_until_done(prm, ready_queue(prm, executor), sh.emitted[t], ready_tail[executor]);
+          pending = false;
+        }
+        __syncwarp();  // the tail hint is written before the next lane of the group reads it
+      }
     }
     const bool any_failed = __any_sync(all_lanes, failed);
     __syncwarp();  // every lane has read the buffer before lane 0 empties it
@@ -232,10 +246,13 @@ __device__ void scheduler_warp(const PersistentQrParams<T>& prm, unsigned char* 
     int run = 0;
     for (unsigned polls = 1;; ++polls) {
       uint64_t word = 0;
-      const bool filled = finished.peek(finished_head + lane, word);
+      const bool filled = finished.peek(finished_head + lane, word, cuda::memory_order_relaxed);
       const unsigned missing = ~__ballot_sync(all_lanes, filled);
       run = missing == 0 ? 32 : __ffs(int(missing)) - 1;
       if (run > 0) {
+        // The relaxed peek and this fence make an acquire: what the
+        // executors wrote before their pushes happens before what follows.
+        cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
         if (lane < run) sh.done[lane] = word;
         break;
       }
@@ -310,14 +327,20 @@ __device__ void executor_warp(const PersistentQrParams<T>& prm, int executor, T*
   for (;;) {
     uint64_t word = null_task_word;
     if (lane == 0 && !stopped) {
-      for (unsigned polls = 1; !ready.peek(head, word); ++polls)
+      // Spin with relaxed loads (no fence per poll), backing off a little
+      // once the queue has stayed empty for a while.
+      for (unsigned polls = 1; !ready.peek(head, word, cuda::memory_order_relaxed); ++polls) {
         if (polls % abort_poll_interval == 0 && abort_raised(prm)) {
           stopped = true;
           break;
         }
+        if (polls > idle_polls_before_backoff) __nanosleep(idle_backoff_ns);
+      }
+      // With the relaxed peek, an acquire: the tiles the task reads are
+      // seen as their last writers left them.
+      cuda::atomic_thread_fence(cuda::memory_order_acquire, cuda::thread_scope_device);
     }
-    // Lane 0 took the task with an acquire; the barrier orders the other
-    // lanes' reads of its tiles after it.
+    // The barrier orders the other lanes' reads of the tiles after lane 0's acquire.
     __syncwarp();
     word = __shfl_sync(all_lanes, stopped ? null_task_word : word, 0);
     if (word == null_task_word) {

@@ -62,6 +62,8 @@ struct TaskQueue {
   // ended: a single producer keeping it pushes with one compare-and-swap).
   // On success `position` is just past the item.
   TILEDQR_HOST_DEVICE bool try_push(Word item, Word& position) const {
+    // Every position below taken + capacity belongs to the current lap.
+    Word taken = Atomic(*head).load(cuda::memory_order_acquire);
     for (;;) {
       Atomic slot(slots[position & (capacity() - 1)]);
       Word word = empty_marker(position);
@@ -73,22 +75,24 @@ struct TaskQueue {
       }
       // `word` is what the slot holds instead.
       if (is_item(word)) {
-        // position's item (another producer was first) or, when the ring is
-        // full, the one a lap before it. Head tells: read it first, then
-        // the slot again.
-        const Word taken = Atomic(*head).load(cuda::memory_order_acquire);
-        if (int64_t(position - taken) >= int64_t(capacity())) return false;
-        if (slot.load(cuda::memory_order_acquire) == empty_marker(position)) continue;
-      } else if ((word & ~empty_flag) < (position >> capacity_log2)) {
-        // Waiting for an earlier lap: the guess ran ahead; take the tail.
+        if (int64_t(position - taken) >= int64_t(capacity())) {
+          // Perhaps the item a lap before: the ring is full unless head moved.
+          taken = Atomic(*head).load(cuda::memory_order_acquire);
+          if (int64_t(position - taken) >= int64_t(capacity())) return false;
+          continue;
+        }
+        // Another producer filled position: go on to the next one, as Tsigas
+        // and Zhang's enqueue walks from the tail to the first empty slot.
+        advance_tail(position);
+        ++position;
+      } else if ((word & ~empty_flag) > (position >> capacity_log2)) {
+        // Filled and taken already: the guess is behind; catch up with the tail.
+        const Word hinted = Atomic(*tail).load(cuda::memory_order_relaxed);
+        position = hinted > position ? hinted : position + 1;
+      } else {
+        // Waiting for an earlier lap: the guess ran ahead of the ring.
         position = Atomic(*tail).load(cuda::memory_order_relaxed);
-        continue;
       }
-      // position is filled (and maybe taken already): help the tail past
-      // it and go on from the tail or the next position, whichever is later.
-      advance_tail(position);
-      const Word hinted = Atomic(*tail).load(cuda::memory_order_relaxed);
-      position = hinted > position ? hinted : position + 1;
     }
   }
 
@@ -103,8 +107,11 @@ struct TaskQueue {
   // Consumer only. The item at `position` (head ≤ position < head +
   // capacity), if it has been pushed. Items fill positions in order, but a
   // peek may see a later one before an earlier one: use the leading run.
-  TILEDQR_HOST_DEVICE bool peek(Word position, Word& item) const {
-    const Word word = Atomic(slots[position & (capacity() - 1)]).load(cuda::memory_order_acquire);
+  // A relaxed peek followed, once it found something, by an acquire fence
+  // (cuda::atomic_thread_fence) is an acquire too, and cheaper to spin on.
+  TILEDQR_HOST_DEVICE bool peek(Word position, Word& item,
+                                cuda::memory_order order = cuda::memory_order_acquire) const {
+    const Word word = Atomic(slots[position & (capacity() - 1)]).load(order);
     if (!is_item(word)) return false;
     item = word;
     return true;

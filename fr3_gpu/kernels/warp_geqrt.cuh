@@ -13,55 +13,60 @@ namespace tiledqr::gpu {
 //   tau    (32), global: τ_j out;
 //   shared warp_shared_elements of T, shared memory, this warp's alone;
 //   lane   threadIdx.x % 32.
-// Step j: lane j publishes column j, every lane forms the reflector's
-// scalars (warp_reflector.cuh), lane j keeps beta and v_j, lanes c > j apply
-// H_j to their column. All 32 steps are unrolled, so columns stay in registers.
+// The tile is staged in shared memory, lane c owning column c. Step j:
+// every lane reads column j and forms the reflector's scalars
+// (warp_reflector.cuh); lane j writes beta and v_j, lanes c > j apply H_j
+// to their column. The steps are a loop, not unrolled: the code stays small
+// enough for the instruction cache.
 template <typename T>
 __device__ void warp_geqrt(T* a, T* tau, T* shared, int lane) {
-  T col[warp_tile];  // column `lane` of the tile
-  load_tile_columns(a, shared, lane, col);
-  T* x = shared;  // (34): column j, x[32] = τ on the careful path
+  T* tile = shared;                                  // (32, 33)
+  T* careful_tau = shared + 2 * staged_elements;     // τ from the careful path
+  stage_tile(a, tile, staged_ld, lane, TilePart::full);
+  __syncwarp();
+  T* mine = tile + lane * staged_ld;  // column `lane`
   T my_tau = 0;
-#pragma unroll
+#pragma unroll 1
   for (int j = 0; j < warp_tile; ++j) {
-    if (lane == j) {
-#pragma unroll
-      for (int r = 0; r < warp_tile; ++r)
-        if (r >= j) x[r] = col[r];
-    }
-    __syncwarp();
-    const T alpha = x[j];
+    T* column = tile + j * staged_ld;  // alpha = column[j], x = column[j+1..31]
+    T x[warp_tile], own[warp_tile];
+    read_column(column, j + 1, warp_tile, x);
+    read_column(mine, 0, warp_tile, own);
+    const T alpha = column[j];
+    const T own_j = mine[j];
     T squares, dot;
-    tail_sums(j + 1, warp_tile, x, col, squares, dot);
+    column_sums(x, own, squares, dot);
     bool direct;
     WarpReflector<T> h = direct_reflector(alpha, squares, direct);
+    __syncwarp();  // column j is read by all before lane j rewrites it
     if (!direct) {  // the same decision in every lane
+      if (lane == j) reference_reflector(warp_tile - 1 - j, &column[j], &column[j + 1], careful_tau);
       __syncwarp();
-      if (lane == j) reference_reflector(warp_tile - 1 - j, &x[j], &x[j + 1], &x[warp_tile]);
-      __syncwarp();
-      h.beta = x[j];
-      h.tau = x[warp_tile];
+      h.beta = column[j];
+      h.tau = *careful_tau;
       h.scale = 1;
+      read_column(column, j + 1, warp_tile, x);
       T unused;
-      tail_sums(j + 1, warp_tile, x, col, unused, dot);
+      column_sums(x, own, unused, dot);
+      __syncwarp();
     }
     if (lane == j) {
       my_tau = h.tau;
-      col[j] = h.beta;
+      mine[j] = h.beta;
 #pragma unroll
       for (int r = 0; r < warp_tile; ++r)
-        if (r > j) col[r] = x[r] * h.scale;
+        if (r > j) mine[r] = x[r] * h.scale;
     } else if (lane > j && h.tau != 0) {  // τ = 0: H_j = I, as apply_reflector skips it
-      const T w = (col[j] + h.scale * dot) * h.tau;
+      const T w = (own_j + tail_projection(x, own, dot, h.scale)) * h.tau;
       const T w_scaled = w * h.scale;
-      col[j] -= w;
+      mine[j] = own_j - w;
 #pragma unroll
       for (int r = 0; r < warp_tile; ++r)
-        if (r > j) col[r] -= w_scaled * x[r];
+        if (r > j) mine[r] = own[r] - w_scaled * x[r];
     }
-    __syncwarp();  // x is overwritten by the next step
+    __syncwarp();  // column j + 1 is complete
   }
-  store_tile_columns(a, shared, lane, col, TilePart::full);
+  unstage_tile(a, tile, staged_ld, lane, TilePart::full);
   tau[lane] = my_tau;
 }
 

@@ -5,18 +5,18 @@
 // H = I − τ v vᵀ with v = [1; x·scale] maps [alpha; x] to [beta; 0]:
 //   beta = −sign(alpha)·sqrt(alpha² + xᵀx), τ = (beta − alpha)/beta,
 //   scale = 1/(alpha − beta).
-// The column owner publishes [alpha; x] in shared memory; every lane then
-// forms xᵀx itself (the same operations in the same order, so every lane
-// gets the same bits and branches alike) and, in the same loop, the dot
-// product xᵀa of x with its own column a, which the update
-// a ← H a = a − τ (a_j + scale·xᵀa)·[1; scale·x] needs (seed 000 Algorithm 3
-// with y_i = −τ v_i, z = vᵀa). No reduction between lanes is needed.
+// The tile sits in shared memory, lane c owning column c. Every lane reads
+// the column being eliminated and forms xᵀx itself (the same operations in
+// the same order, so every lane gets the same bits and branches alike)
+// and, in the same loop, the dot product xᵀa with its own column a, which
+// the update a ← H a = a − τ (a_j + scale·xᵀa)·[1; scale·x] needs (seed 000
+// Algorithm 3 with y_i = −τ v_i, z = vᵀa). No reduction between lanes.
 //
 // alpha² + xᵀx is formed directly when it can neither overflow nor lose
 // accuracy to underflow. Otherwise (a zero x, tiny or huge entries, NaN)
-// the owner lane runs the reference kernels::make_reflector on the published
-// column, with its scaled norm and rescaling, and τ = 0 for a zero x, so the
-// edge cases are LAPACK's to the bit.
+// the owner lane runs the reference kernels::make_reflector on the column
+// in place, with its scaled norm and rescaling, and τ = 0 for a zero x, so
+// the edge cases are LAPACK's to the bit.
 #pragma once
 
 #include "kernels/householder.hpp"
@@ -38,21 +38,28 @@ __device__ __forceinline__ T direct_norm_floor() {
   return T(64) * kernels::RealLimits<T>::safe_min / kernels::RealLimits<T>::eps;
 }
 
-// x[r]² and x[r]·y[r] summed over r in [first, last) (each in four
-// interleaved partial sums, fixed order). x is the published column in
-// shared memory, y the lane's own column.
+// values[r] = column[r] for r in [first, last), 0 elsewhere (a shared-memory
+// column read by every lane; the bounds may be run-time values).
 template <typename T>
-__device__ __forceinline__ void tail_sums(int first, int last, const T* x, const T (&y)[warp_tile],
-                                          T& squares, T& dot) {
+__device__ __forceinline__ void read_column(const T* column, int first, int last,
+                                            T (&values)[warp_tile]) {
+#pragma unroll
+  for (int r = 0; r < warp_tile; ++r) {
+    const T value = column[r];
+    values[r] = r >= first && r < last ? value : T(0);
+  }
+}
+
+// xᵀx and xᵀy, each in four interleaved partial sums (a fixed order).
+template <typename T>
+__device__ __forceinline__ void column_sums(const T (&x)[warp_tile], const T (&y)[warp_tile],
+                                            T& squares, T& dot) {
   T sq[4] = {0, 0, 0, 0};
   T dt[4] = {0, 0, 0, 0};
 #pragma unroll
   for (int r = 0; r < warp_tile; ++r) {
-    if (r >= first && r < last) {
-      const T xr = x[r];
-      sq[(r - first) & 3] += xr * xr;
-      dt[(r - first) & 3] += xr * y[r];
-    }
+    sq[r & 3] += x[r] * x[r];
+    dt[r & 3] += x[r] * y[r];
   }
   squares = (sq[0] + sq[1]) + (sq[2] + sq[3]);
   dot = (dt[0] + dt[1]) + (dt[2] + dt[3]);
@@ -73,9 +80,23 @@ __device__ __forceinline__ WarpReflector<T> direct_reflector(T alpha, T squares,
   return h;
 }
 
-// The careful path, run by one lane on the published column: *alpha ← beta,
-// x[0..n) ← v (below its unit head), *tau_out ← τ. Kept out of line: it is
-// rare, and the unrolled callers would otherwise copy it per column.
+// scale·xᵀy, the projection of the lane's column on v's tail. Formed from
+// the dot product of the unscaled x when that is finite, else (entries so
+// large that x·y overflows while v = x·scale does not) from v itself.
+template <typename T>
+__device__ __forceinline__ T tail_projection(const T (&x)[warp_tile], const T (&y)[warp_tile],
+                                             T dot, T scale) {
+  const T projection = scale * dot;
+  if (kernels::magnitude(projection) <= kernels::RealLimits<T>::huge) return projection;
+  T sum = 0;
+#pragma unroll
+  for (int r = 0; r < warp_tile; ++r) sum += (x[r] * scale) * y[r];
+  return sum;
+}
+
+// The careful path, run by one lane on the column in shared memory:
+// *alpha ← beta, x[0..n) ← v (below its unit head), *tau_out ← τ. Kept out
+// of line: it is rare.
 template <typename T>
 __device__ __noinline__ void reference_reflector(int n, T* alpha, T* x, T* tau_out) {
   *tau_out = kernels::make_reflector(n, *alpha, x, 1);

@@ -19,10 +19,11 @@ namespace tiledqr::gpu {
 constexpr int warp_tile = 32;                // b: rows and columns of a tile
 constexpr int staged_ld = warp_tile + 1;     // ld of a tile staged in shared memory (no bank conflicts)
 constexpr int staged_elements = warp_tile * staged_ld;
-constexpr int reflector_elements = warp_tile * warp_tile;
-// Shared-memory workspace of one warp, in elements of T: a staged tile
-// (32, 33) followed by a reflector tile (32, 32).
-constexpr int warp_shared_elements = staged_elements + reflector_elements;
+constexpr int scratch_elements = warp_tile;  // a few scalars the lanes exchange
+// Shared-memory workspace of one warp, in elements of T: two staged tiles
+// (32, 33) and a scratch area (the apply kernels keep V, (32, 32), in the
+// second tile's place).
+constexpr int warp_shared_elements = 2 * staged_elements + scratch_elements;
 
 // Which entries of a tile a copy keeps (entry (r, c): row r, column c).
 enum class TilePart {
@@ -89,6 +90,16 @@ __device__ __forceinline__ T column_dot(int first, int last, const T* x, const T
   for (int r = 0; r < warp_tile; ++r)
     if (r >= first && r < last) partial[(r - first) & 3] += x[r] * y[r];
   return (partial[0] + partial[1]) + (partial[2] + partial[3]);
+}
+
+// Writes the entries of `part` of shared (32, ld_shared) back to `tile`
+// (32, 32), ld = 32, coalesced; the other entries of `tile` are not written.
+template <typename T>
+__device__ __forceinline__ void unstage_tile(T* tile, const T* shared, int ld_shared, int lane,
+                                             TilePart part) {
+#pragma unroll
+  for (int c = 0; c < warp_tile; ++c)
+    if (in_part(part, lane, c)) tile[lane + c * warp_tile] = shared[lane + c * ld_shared];
 }
 
 // The lanes' copy of a τ array: lane l holds tau[l]; any lane gets τ_l by

@@ -19,54 +19,58 @@ namespace tiledqr::gpu {
 //   lane   threadIdx.x % 32.
 template <typename T>
 __device__ void warp_ttqrt(T* a1, T* a2, T* tau, T* shared, int lane) {
-  T top[warp_tile];     // column `lane` of a1
-  T bottom[warp_tile];  // column `lane` of a2; rows > lane are not used
-  load_tile_columns(a1, shared, lane, top);
-  load_tile_columns(a2, shared, lane, bottom);
-  T* x = shared;  // (35): R2(0..j, j), x[32] = R1(j, j), x[33] = τ on the careful path
+  T* top = shared;                                // (32, 33)
+  T* bottom = shared + staged_elements;           // (32, 33)
+  T* careful_tau = shared + 2 * staged_elements;  // τ from the careful path
+  stage_tile(a1, top, staged_ld, lane, TilePart::full);
+  stage_tile(a2, bottom, staged_ld, lane, TilePart::full);
+  __syncwarp();
+  T* my_top = top + lane * staged_ld;
+  T* my_bottom = bottom + lane * staged_ld;
   T my_tau = 0;
-#pragma unroll
+#pragma unroll 1
   for (int j = 0; j < warp_tile; ++j) {
-    if (lane == j) {
-#pragma unroll
-      for (int r = 0; r < warp_tile; ++r)
-        if (r <= j) x[r] = bottom[r];
-      x[warp_tile] = top[j];
-    }
-    __syncwarp();
-    const T alpha = x[warp_tile];
+    T* diagonal = top + j * staged_ld + j;  // alpha = R1(j, j)
+    T* column = bottom + j * staged_ld;     // x = R2(0..j, j)
+    T x[warp_tile], own[warp_tile];
+    read_column(column, 0, j + 1, x);
+    read_column(my_bottom, 0, warp_tile, own);
+    const T alpha = *diagonal;
+    const T own_top = my_top[j];
     T squares, dot;
-    tail_sums(0, j + 1, x, bottom, squares, dot);
+    column_sums(x, own, squares, dot);
     bool direct;
     WarpReflector<T> h = direct_reflector(alpha, squares, direct);
+    __syncwarp();  // column j is read by all before lane j rewrites it
     if (!direct) {  // the same decision in every lane
+      if (lane == j) reference_reflector(j + 1, diagonal, column, careful_tau);
       __syncwarp();
-      if (lane == j) reference_reflector(j + 1, &x[warp_tile], x, &x[warp_tile + 1]);
-      __syncwarp();
-      h.beta = x[warp_tile];
-      h.tau = x[warp_tile + 1];
+      h.beta = *diagonal;
+      h.tau = *careful_tau;
       h.scale = 1;
+      read_column(column, 0, j + 1, x);
       T unused;
-      tail_sums(0, j + 1, x, bottom, unused, dot);
+      column_sums(x, own, unused, dot);
+      __syncwarp();
     }
     if (lane == j) {
       my_tau = h.tau;
-      top[j] = h.beta;
+      my_top[j] = h.beta;
 #pragma unroll
       for (int r = 0; r < warp_tile; ++r)
-        if (r <= j) bottom[r] = x[r] * h.scale;
+        if (r <= j) my_bottom[r] = x[r] * h.scale;
     } else if (lane > j && h.tau != 0) {  // τ = 0: H_j = I
-      const T w = (top[j] + h.scale * dot) * h.tau;
+      const T w = (own_top + tail_projection(x, own, dot, h.scale)) * h.tau;
       const T w_scaled = w * h.scale;
-      top[j] -= w;
+      my_top[j] = own_top - w;
 #pragma unroll
       for (int r = 0; r < warp_tile; ++r)
-        if (r <= j) bottom[r] -= w_scaled * x[r];
+        if (r <= j) my_bottom[r] = own[r] - w_scaled * x[r];
     }
-    __syncwarp();  // x is overwritten by the next step
+    __syncwarp();  // column j + 1 is complete
   }
-  store_tile_columns(a1, shared, lane, top, TilePart::upper);
-  store_tile_columns(a2, shared, lane, bottom, TilePart::upper);
+  unstage_tile(a1, top, staged_ld, lane, TilePart::upper);
+  unstage_tile(a2, bottom, staged_ld, lane, TilePart::upper);
   tau[lane] = my_tau;
 }
 

@@ -195,9 +195,9 @@ __device__ void scheduler_warp(const PersistentQrParams<T>& prm, unsigned char* 
   int64_t completions_taken = 0;
   auto emit = [&](const Task& t) {
     if (sh.emitted_count == emit_capacity) {  // rare: lane 0 hands the buffer out alone
-      for (int t = 0; t < emit_capacity; ++t) {
-        const int32_t executor = sh.emitted_executor[t];
-        if (!push_until_done(prm, ready_queue(prm, executor), sh.emitted[t], ready_tail[executor]))
+      for (int waiting = 0; waiting < emit_capacity; ++waiting) {
+        const int32_t executor = sh.emitted_executor[waiting];
+        if (!push_until_done(prm, ready_queue(prm, executor), sh.emitted[waiting], ready_tail[executor]))
           sh.stop = 2;
       }
       sh.emitted_count = 0;

@@ -158,6 +158,8 @@ int bench_main(int argc, char** argv) {
   std::string preset_help = "a named sweep:";
   for (const std::string& name : preset_names()) preset_help += " " + name;
   app.add_option("--preset", preset, preset_help);
+  bool quick = false;
+  app.add_flag("--quick", quick, "the quick preset: every stage and both peers in a few minutes");
   app.add_option("--stages", stage_list, "comma list of fr1,fr2,fr3,fr4,lapack,cusolver");
   app.add_option("--shapes", shape_list, "comma list of MxN, e.g. 1024x1024,262144x64");
   app.add_option("--precisions", precision_list, "double, float or both (comma list)");
@@ -182,6 +184,7 @@ int bench_main(int argc, char** argv) {
 
   try {
     const int hardware_threads = int(std::max(1u, std::thread::hardware_concurrency()));
+    if (quick) preset = "quick";
     std::vector<BenchCase> cases;
     if (!preset.empty()) {
       cases = preset_cases(preset, hardware_threads);

@@ -151,6 +151,7 @@ int bench_main(int argc, char** argv) {
   CLI::App app{"tiledqr benchmark driver: one CSV row per measured case", "tiledqr_bench"};
   std::string preset, stage_list, shape_list, out = "bench.csv", precision_list = "double";
   std::string backend_list = "lapack", tree_list = "flat", thread_list = "1", tile_list = "32";
+  std::string executor_list = "1", weight_list = "2";
   int warmup = 1, repeats = 10, inner_block = 0;
   double budget = 20;
   bool resume = false, no_check = false, list_only = false;
@@ -167,6 +168,8 @@ int bench_main(int argc, char** argv) {
   app.add_option("--trees", tree_list, "FR2/FR4 trees: flat, binary, greedy");
   app.add_option("--threads", thread_list, "FR2/LAPACK thread counts (comma list)");
   app.add_option("--tiles", tile_list, "tile sizes (comma list)");
+  app.add_option("--executors", executor_list, "FR3 executors per SM (comma list)");
+  app.add_option("--weights", weight_list, "FR3 round-robin weights of tsqrt/tsmqr (comma list)");
   app.add_option("--inner-block", inner_block, "ib of the lapack backend (0: min(tile, 32))");
   app.add_option("--warmup", warmup, "warm-up runs per case (default 1)");
   app.add_option("--repeats", repeats, "timed runs per case at most (default 10)");
@@ -202,15 +205,19 @@ int bench_main(int argc, char** argv) {
             for (const std::string& backend : split(backend_list))
               for (const std::string& tree : split(tree_list))
                 for (const std::string& threads : split(thread_list))
-                  for (const std::string& tile : split(tile_list)) {
-                    c.precision = precision;
-                    c.backend = backend;
-                    c.tree = tree;
-                    c.threads = std::stoi(threads);
-                    c.tile = std::stoi(tile);
-                    c.inner_block = inner_block;
-                    cases.push_back(c);
-                  }
+                  for (const std::string& tile : split(tile_list))
+                    for (const std::string& executors : split(executor_list))
+                      for (const std::string& weight : split(weight_list)) {
+                        c.precision = precision;
+                        c.backend = backend;
+                        c.tree = tree;
+                        c.threads = std::stoi(threads);
+                        c.tile = std::stoi(tile);
+                        c.inner_block = inner_block;
+                        c.executors_per_sm = std::stoi(executors);
+                        c.double_task_weight = std::stod(weight);
+                        cases.push_back(c);
+                      }
         }
       }
     }

@@ -1,10 +1,11 @@
-# Figure 5: FR3's knobs — the round-robin weight of the "double" tasks
+# Figure 5 (fr3_knobs.csv): FR3's knobs — the round-robin weight of the "double" tasks
 # (tsqrt, tsmqr; seed 000 §II.D) and the number of executors per SM.
 load 'style.gp'
-gpu3 = data.'/fr3_gpu.csv'
+gpu3 = data.'/fr3_knobs.csv'
 set multiplot layout 1,2 title 'FR3 knobs (double, median time)'
 set key inside top right
 set ylabel 'time  [ms]'
+set logscale y
 knob(m, n) = is(col_stage, 'fr3') && column(col_m) == m && column(col_n) == n && is(col_precision, 'double')
 set title 'weight of tsqrt/tsmqr (1 executor per SM)'
 set xlabel 'weight'

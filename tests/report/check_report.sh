@@ -18,11 +18,11 @@ for name in time_square time_tall_skinny speedup_cusolver fr2_scaling fr3_knobs 
   done
 done
 columns="machine,gpu,date,commit,stage,backend,tree,tile,inner_block,threads,executors_per_sm,weight,m,n,precision,repeats,seconds_median,seconds_min,seconds_max,gflops,residual,orthogonality"
-for csv in fr1_cpu fr2_cpu fr3_gpu fr4_qr; do
+for csv in fr1_cpu fr2_cpu fr3_gpu fr3_knobs fr4_qr quick; do
   file="$root/report/data/$csv.csv"
-  header=$(grep -v '^#' "$file" | head -n 1)
+  header=$(awk '!/^#/ { print; exit }' "$file")
   if [ "$header" != "$columns" ]; then echo "FAIL: $csv.csv columns: $header"; status=1; fi
-  rows=$(grep -v '^#' "$file" | tail -n +2 | grep -c . || true)
+  rows=$(awk '!/^#/ && NF { n++ } END { print n - 1 }' "$file")
   if [ "$rows" -lt 1 ]; then echo "FAIL: $csv.csv has no rows"; status=1; fi
 done
 for trace in fr3_trace_1024 fr4_trace_1024; do

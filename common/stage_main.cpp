@@ -139,6 +139,7 @@ int run(const RunConfig& config, const StageDescription& stage,
   std::string source;
   if (!config.input.empty()) {
     a = convert<T>(read_matrix_market(config.input));
+    if (stage.check_memory) stage.check_memory(a.rows, a.cols, sizeof(T));
     if (a.rows < 1 || a.cols < 1)
       throw InputError(config.input + ": matrix is " + std::to_string(a.rows) + "x" +
                        std::to_string(a.cols) + "; need at least 1x1");
@@ -146,6 +147,7 @@ int run(const RunConfig& config, const StageDescription& stage,
     source = config.input;
   } else {
     checked_elements({config.m, config.n}, sizeof(T), "the matrix");
+    if (stage.check_memory) stage.check_memory(config.m, config.n, sizeof(T));
     a = random_matrix<T>(config.m, config.n, config.seed);
     source = "random, seed " + std::to_string(config.seed);
   }
@@ -160,6 +162,8 @@ int run(const RunConfig& config, const StageDescription& stage,
   }
 
   Options options = config.options;
+  const std::string backend = stage.own_kernels.empty() ? backend_name(options.backend) : stage.own_kernels;
+  const int inner_block = stage.own_kernels.empty() ? options.effective_inner_block() : options.tile;
   if (!config.tree_given && stage.default_tree)
     options.tree = stage.default_tree(a.rows, a.cols, options.tile, options.threads);
 
@@ -180,9 +184,9 @@ int run(const RunConfig& config, const StageDescription& stage,
   if (config.json) {
     std::cout << "{\"stage\":" << json_string(stage.name) << ",\"m\":" << a.rows
               << ",\"n\":" << a.cols << ",\"tile\":" << options.tile
-              << ",\"inner_block\":" << options.effective_inner_block()
+              << ",\"inner_block\":" << inner_block
               << ",\"precision\":\"" << precision << "\",\"backend\":\""
-              << backend_name(options.backend) << "\",\"tree\":\""
+              << backend << "\",\"tree\":\""
               << tree_name(options.tree) << "\",\"threads\":" << options.threads
               << ",\"seed\":" << (config.input.empty() ? std::to_string(config.seed) : "null")
               << ",\"seconds\":" << json_number(seconds) << ",\"gflops\":" << json_number(gflops)
@@ -197,8 +201,7 @@ int run(const RunConfig& config, const StageDescription& stage,
     std::printf("%s: %lld x %lld %s (%s), tile %d, inner block %d, backend %s, tree %s\n",
                 stage.name.c_str(), static_cast<long long>(a.rows),
                 static_cast<long long>(a.cols), precision, source.c_str(), options.tile,
-                options.effective_inner_block(), backend_name(options.backend),
-                tree_name(options.tree));
+                inner_block, backend.c_str(), tree_name(options.tree));
     if (stage.uses_threads) std::printf("  threads        %d\n", options.threads);
     std::printf("  time           %.6f s\n", seconds);
     std::printf("  GFLOP/s        %.3f\n", gflops);
@@ -237,7 +240,7 @@ int stage_main(int argc, char** argv, const StageDescription& stage) {
   auto* input_option = app.add_option("--input", config.input, "Matrix Market file to factor");
   input_option->excludes(m_option)->excludes(n_option);
   app.add_option("--tile", config.options.tile, "tile size b (default 32)")->transform(signed_decimal);
-  app.add_option("--inner-block", config.options.inner_block,
+  auto* inner_block_option = app.add_option("--inner-block", config.options.inner_block,
                  "inner block ib of the lapack backend (default min(b, 32))")
       ->transform(signed_decimal);
   app.add_option("--precision", config.precision, "double or float")
@@ -249,7 +252,8 @@ int stage_main(int argc, char** argv, const StageDescription& stage) {
   auto* tree_option = app.add_option("--tree", config.tree,
                                      "elimination tree: flat, binary or greedy (default: the stage's choice by shape)")
       ->check(CLI::IsMember({"flat", "binary", "greedy"}));
-  app.add_option("--backend", config.backend, "tile kernels: reference or lapack (default lapack)")
+  auto* backend_option =
+      app.add_option("--backend", config.backend, "tile kernels: reference or lapack (default lapack)")
       ->check(CLI::IsMember({"reference", "lapack"}));
   app.add_flag("--check", config.check, "exit 3 when a residual exceeds the tolerance");
   app.add_option("--tolerance", config.tolerance, "tolerance of --check (default 50)");
@@ -284,6 +288,9 @@ int stage_main(int argc, char** argv, const StageDescription& stage) {
     if (!(config.tolerance > 0)) throw InputError("--tolerance must be > 0");
     if (!config.rhs.empty() && config.output_x.empty())
       throw InputError("--rhs needs --output-x to say where X goes");
+    if (!stage.own_kernels.empty() && (backend_option->count() > 0 || inner_block_option->count() > 0))
+      throw InputError(stage.name + " runs its own tile kernels (" + stage.own_kernels +
+                       "): --backend and --inner-block do not apply");
     config.options.backend = parse_backend(config.backend);
     config.options.tree = parse_tree(config.tree);
     config.tree_given = tree_option->count() > 0;

@@ -21,6 +21,15 @@ struct StageDescription {
   std::string summary;      // one line for --help
   std::string device;       // what runs the tasks, e.g. "cpu"; GPU stages fill in the GPU's name
   bool uses_threads = false;  // whether --threads means anything here
+  // The stage's own tile kernels (e.g. "gpu-warp"), printed as its backend;
+  // empty: the kernels are the --backend option's. A stage with its own
+  // kernels rejects --backend and --inner-block.
+  std::string own_kernels;
+  // Called once the matrix's size is known and fits in host memory, before
+  // it is made: throws (GpuError for a GPU stage) when an m x n
+  // factorisation with elements of this many bytes cannot fit, so a request
+  // too large for the device fails before any work.
+  std::function<void(int64_t m, int64_t n, size_t element_bytes)> check_memory;
   // The tree used when --tree is not given; empty means flat (the seed's).
   std::function<Tree(int64_t m, int64_t n, int tile, int threads)> default_tree;
   FactorFunction<double> factor_double;

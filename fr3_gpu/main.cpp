@@ -1,7 +1,8 @@
 // fr3_gpu — FR3: tiled QR entirely on the GPU (seed 000 §II.D): a scheduler
 // warp owns the task grid, one executor warp per SM runs the tile kernels.
-// Tile 32 and the flat tree only; --threads, --backend and --inner-block
-// mean nothing here (the tile kernels are fr3_gpu/kernels').
+// Tile 32 and the flat tree only; --threads means nothing here, and
+// --backend / --inner-block are refused (the tile kernels are fr3_gpu/kernels',
+// reported as backend "gpu-warp").
 #include <cuda_runtime.h>
 
 #include "cuda_check.hpp"
@@ -36,6 +37,12 @@ int main(int argc, char** argv) {
   tiledqr::StageDescription stage;
   stage.name = "fr3_gpu";
   stage.summary = "Tiled QR factorisation on the GPU (FR3: scheduler warp + executor warps, seed 000 II.D)";
+  stage.own_kernels = "gpu-warp";
+  stage.check_memory = [](int64_t m, int64_t n, size_t element_bytes) {
+    if (!tiledqr::gpu::device_available()) return;  // the factor call says so
+    tiledqr::gpu::ensure_device_memory(tiledqr::gpu::factor_device_bytes(m, n, element_bytes),
+                                       "fr3_gpu on a " + std::to_string(m) + " x " + std::to_string(n) + " matrix");
+  };
   stage.device = tiledqr::gpu::device_available() ? tiledqr::gpu::device_name() : "none";
   stage.factor_double = factor_on_gpu<double>;
   stage.factor_float = factor_on_gpu<float>;

@@ -4,6 +4,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cuda_runtime.h>
+
+#include <cmath>
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
@@ -66,6 +69,34 @@ TEST(Fr3Cli, RefusesOtherTilesAndTrees) {
   const RunResult tree = run("--m 100 --n 100 --tree binary");
   EXPECT_EQ(tree.exit_code, 2) << tree.err;
   EXPECT_NE(tree.err.find("tree"), std::string::npos) << tree.err;
+}
+
+// Pass rule: --backend and --inner-block (FR1/FR2's kernel choices) exit 2
+// saying FR3 runs its own kernels; with a GPU, the JSON names them.
+TEST(Fr3Cli, RefusesKernelOptionsAndNamesItsKernels) {
+  for (const char* option : {"--backend reference", "--inner-block 8"}) {
+    const RunResult r = run(std::string("--m 100 --n 100 ") + option);
+    EXPECT_EQ(r.exit_code, 2) << option << ": " << r.err;
+    EXPECT_NE(r.err.find("own tile kernels"), std::string::npos) << r.err;
+  }
+  if (!tiledqr::gpu::device_available()) return;
+  const RunResult r = run("--m 64 --n 64 --json");
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"backend\":\"gpu-warp\""), std::string::npos) << r.out;
+}
+
+// Pass rule: a matrix whose factorisation needs more device memory than the
+// GPU has (the matrix alone 55% of it, its tiles as much again) exits 4
+// before any work, naming the amounts needed and free.
+TEST(Fr3Cli, TooLargeForTheDeviceExits4) {
+  if (!tiledqr::gpu::device_available()) GTEST_SKIP() << "needs a GPU";
+  size_t free_bytes = 0, total_bytes = 0;
+  ASSERT_EQ(cudaMemGetInfo(&free_bytes, &total_bytes), cudaSuccess);
+  const long long side = (long long)(std::sqrt(0.55 * double(total_bytes) / 8.0));
+  const RunResult r = run("--m " + std::to_string(side) + " --n " + std::to_string(side));
+  EXPECT_EQ(r.exit_code, 4) << r.err;
+  EXPECT_NE(r.err.find("of device memory"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("are free"), std::string::npos) << r.err;
 }
 
 // Pass rule: with a GPU, --trace writes a CSV with one row per task of

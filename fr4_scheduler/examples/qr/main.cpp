@@ -1,7 +1,9 @@
 // fr4_scheduler — FR4: the tiled QR as a task graph (any elimination tree)
 // run by the generic GPU scheduler, with FR3's warp tile kernels. Tile 32
-// only; --threads, --backend and --inner-block mean nothing here.
+// only; --threads means nothing here; --backend and --inner-block are refused.
 #include <cuda_runtime.h>
+
+#include <string>
 
 #include "cuda_check.hpp"
 #include "fr4_qr.hpp"
@@ -36,6 +38,14 @@ int main(int argc, char** argv) {
   tiledqr::StageDescription stage;
   stage.name = "fr4_scheduler";
   stage.summary = "Tiled QR factorisation as a task graph on the generic GPU scheduler (FR4; any tree)";
+  stage.own_kernels = "gpu-warp";  // FR3's warp kernels
+  // The column-major matrix, plus what DeviceQr needs (tiles, τ, the graph).
+  stage.check_memory = [](int64_t m, int64_t n, size_t element_bytes) {
+    if (!tiledqr::fr4::gpu_available()) return;  // the factor call says so
+    tiledqr::gpu::ensure_device_memory(
+        double(m) * double(n) * double(element_bytes) + tiledqr::fr4::qr_device_bytes(m, n, element_bytes),
+        "fr4_scheduler on a " + std::to_string(m) + " x " + std::to_string(n) + " matrix");
+  };
   stage.device = tiledqr::fr4::gpu_name();
   stage.factor_double = factor_on_gpu<double>;
   stage.factor_float = factor_on_gpu<float>;

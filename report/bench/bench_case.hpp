@@ -21,7 +21,7 @@ struct BenchCase {
   int inner_block = 0;            // CPU lapack backend: ib (0: min(tile, 32))
   int threads = 1;                // CPU stages: workers / OpenBLAS threads
   int executors_per_sm = 1;       // FR3
-  double double_task_weight = 2;  // FR3: round-robin weight of tsqrt/tsmqr
+  double double_task_weight = 1;  // FR3: round-robin weight of tsqrt/tsmqr (the library default)
   int warmup = 1;
   int repeats = 5;
   uint64_t seed = 42;

@@ -20,6 +20,7 @@
 #include "csv_log.hpp"
 #include "errors.hpp"
 #include "presets.hpp"
+#include "run_time_forecast.hpp"
 
 namespace tiledqr::bench {
 namespace {
@@ -151,9 +152,9 @@ int bench_main(int argc, char** argv) {
   CLI::App app{"tiledqr benchmark driver: one CSV row per measured case", "tiledqr_bench"};
   std::string preset, stage_list, shape_list, out = "bench.csv", precision_list = "double";
   std::string backend_list = "lapack", tree_list = "flat", thread_list = "1", tile_list = "32";
-  std::string executor_list = "1", weight_list = "2";
+  std::string executor_list = "1", weight_list = "1";
   int warmup = 1, repeats = 10, inner_block = 0;
-  double budget = 20;
+  double budget = 20, case_limit = 0;
   bool resume = false, no_check = false, list_only = false;
   std::string commit;
   std::string preset_help = "a named sweep:";
@@ -174,6 +175,10 @@ int bench_main(int argc, char** argv) {
   app.add_option("--warmup", warmup, "warm-up runs per case (default 1)");
   app.add_option("--repeats", repeats, "timed runs per case at most (default 10)");
   app.add_option("--budget", budget, "seconds of timed runs per case at most (default 20)");
+  app.add_option("--case-limit", case_limit,
+                 "skip a case when one run is predicted to take longer than this many seconds, from the "
+                 "last measured case of its family (stage, knobs, square or same m) scaled by flops; 0: never")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--out", out, "CSV file to write (default bench.csv)");
   app.add_flag("--resume", resume, "keep the CSV and skip the cases it already holds");
   app.add_flag("--no-check", no_check, "skip the residual computation");
@@ -227,7 +232,7 @@ int bench_main(int argc, char** argv) {
       normalize(c);
       c.warmup = warmup;
       c.repeats = std::max(1, repeats);
-      c.check = !no_check;
+      c.check = c.check && !no_check;
       if (seen.insert(case_key(c)).second) unique_cases.push_back(c);
     }
     cases = unique_cases;
@@ -252,6 +257,8 @@ int bench_main(int argc, char** argv) {
     const auto start = std::chrono::steady_clock::now();
     size_t finished = 0, failed = 0, skipped = 0;
     std::string no_device_note;
+    RunTimeForecast forecast;
+    std::vector<std::string> too_slow;
     for (size_t index = 0; index < cases.size(); ++index) {
       const BenchCase& c = cases[index];
       const std::string what = describe(c);
@@ -263,10 +270,21 @@ int bench_main(int argc, char** argv) {
         ++skipped;
         continue;
       }
+      const double predicted = forecast.predict(c);
+      if (case_limit > 0 && predicted > case_limit) {
+        ++skipped;
+        char note[64];
+        std::snprintf(note, sizeof note, " (predicted %.3g s)", predicted);
+        too_slow.push_back(what + note);
+        std::cerr << "[" << index + 1 << "/" << cases.size() << "] " << what << ": skipped, one run predicted "
+                  << predicted << " s > --case-limit " << case_limit << "\n";
+        continue;
+      }
       try {
         const BenchOutcome outcome = measure(stages().at(c.stage), c, budget);
         csv << csv_row(run, c, outcome) << "\n" << std::flush;
         const Summary s = summarize(outcome.seconds);
+        forecast.record(c, s.median);
         ++finished;
         const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
         const double left = elapsed / double(index + 1) * double(cases.size() - index - 1);
@@ -285,6 +303,7 @@ int bench_main(int argc, char** argv) {
         std::cerr << "[" << index + 1 << "/" << cases.size() << "] " << what << ": FAILED: " << e.what() << "\n";
       }
     }
+    for (const std::string& slow : too_slow) csv << "# skipped by --case-limit " << case_limit << ": " << slow << "\n";
     std::cerr << "tiledqr_bench: " << finished << " measured, " << skipped << " skipped, " << failed
               << " failed; wrote " << out << "\n";
     return failed ? 1 : 0;

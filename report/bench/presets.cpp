@@ -24,6 +24,24 @@ BenchCase make(const std::string& stage, Shape shape, const std::string& precisi
   return c;
 }
 
+// The GPU presets' shapes: ANCHORS.md's up to 8192², smallest first within
+// each kind (so --case-limit can stop a family once it gets too slow).
+std::vector<BenchCase> gpu_anchor_cases(const std::string& stage, const std::string& precision) {
+  std::vector<Shape> shapes = kAnchorSquares;
+  shapes.insert(shapes.end(), kAnchorTallSkinny.begin(), kAnchorTallSkinny.end());
+  std::vector<BenchCase> cases;
+  for (const Shape& s : shapes) cases.push_back(make(stage, s, precision));
+  return cases;
+}
+
+// ANCHORS.md's largest square, run last by the GPU presets. Its host-side
+// residual check (forming Q on the CPU) would take minutes: off.
+BenchCase largest_square(const std::string& stage, const std::string& precision) {
+  BenchCase c = make(stage, {16384, 16384}, precision);
+  c.check = false;
+  return c;
+}
+
 bool tall_skinny(Shape s) { return s.first >= 8 * s.second; }
 
 std::vector<int> thread_counts(int hardware_threads) {
@@ -82,41 +100,45 @@ void add_fr2_cpu(std::vector<BenchCase>& cases, int hardware_threads) {
     }
 }
 
-// FR3 and cuSOLVER on ANCHORS.md's shapes, and FR3's knobs (issue 4).
+// FR3 and cuSOLVER on ANCHORS.md's shapes, both precisions (issue 4).
 void add_fr3_gpu(std::vector<BenchCase>& cases) {
-  for (const std::string precision : {"double", "float"}) {
-    std::vector<Shape> shapes = kAnchorSquares;
-    shapes.insert(shapes.end(), kAnchorTallSkinny.begin(), kAnchorTallSkinny.end());
-    for (const Shape& s : shapes) {
-      cases.push_back(make("cusolver", s, precision));
-      cases.push_back(make("fr3", s, precision));
-    }
-  }
+  for (const std::string precision : {"double", "float"})
+    for (const std::string stage : {"cusolver", "fr3"})
+      for (const BenchCase& c : gpu_anchor_cases(stage, precision)) cases.push_back(c);
+  for (const std::string precision : {"double", "float"})
+    for (const std::string stage : {"cusolver", "fr3"}) cases.push_back(largest_square(stage, precision));
+}
+
+// FR3's knobs: executors per SM and the round-robin weight of the double
+// tasks, on one square and one tall-skinny shape (report/data/fr3_knobs.csv).
+// The knobs change only the schedule, not the result: no residual check.
+void add_fr3_knobs(std::vector<BenchCase>& cases) {
   for (const Shape& s : std::vector<Shape>{{1024, 1024}, {262144, 64}}) {
-    for (const int executors : {2, 4}) {
-      BenchCase c = make("fr3", s);
-      c.executors_per_sm = executors;
-      cases.push_back(c);
-    }
-    for (const double weight : {1.0, 1.5, 3.0, 4.0}) {
-      BenchCase c = make("fr3", s);
-      c.double_task_weight = weight;
-      cases.push_back(c);
-    }
+    cases.push_back(make("cusolver", s));
+    for (const int executors : {1, 2, 4})
+      for (const double weight : {1.0, 1.5, 2.0, 3.0, 4.0}) {
+        BenchCase c = make("fr3", s);
+        c.executors_per_sm = executors;
+        c.double_task_weight = weight;
+        c.check = false;
+        cases.push_back(c);
+      }
   }
 }
 
 // FR4 with each tree and cuSOLVER on ANCHORS.md's shapes (issue 5).
 void add_fr4_qr(std::vector<BenchCase>& cases) {
-  std::vector<Shape> shapes = kAnchorSquares;
-  shapes.insert(shapes.end(), kAnchorTallSkinny.begin(), kAnchorTallSkinny.end());
-  for (const Shape& s : shapes) {
-    cases.push_back(make("cusolver", s));
-    for (const std::string tree : {"flat", "binary", "greedy"}) {
-      BenchCase c = make("fr4", s);
+  for (const BenchCase& c : gpu_anchor_cases("cusolver", "double")) cases.push_back(c);
+  for (const std::string tree : {"flat", "binary", "greedy"})
+    for (BenchCase c : gpu_anchor_cases("fr4", "double")) {
       c.tree = tree;
       cases.push_back(c);
     }
+  cases.push_back(largest_square("cusolver", "double"));
+  for (const std::string tree : {"flat", "binary", "greedy"}) {
+    BenchCase c = largest_square("fr4", "double");
+    c.tree = tree;
+    cases.push_back(c);
   }
 }
 
@@ -145,7 +167,7 @@ void add_quick(std::vector<BenchCase>& cases, int hardware_threads) {
 
 }  // namespace
 
-std::vector<std::string> preset_names() { return {"quick", "fr1_cpu", "fr2_cpu", "fr3_gpu", "fr4_qr"}; }
+std::vector<std::string> preset_names() { return {"quick", "fr1_cpu", "fr2_cpu", "fr3_gpu", "fr3_knobs", "fr4_qr"}; }
 
 std::vector<BenchCase> preset_cases(const std::string& name, int hardware_threads) {
   std::vector<BenchCase> cases;
@@ -153,6 +175,7 @@ std::vector<BenchCase> preset_cases(const std::string& name, int hardware_thread
   else if (name == "fr1_cpu") add_fr1_cpu(cases);
   else if (name == "fr2_cpu") add_fr2_cpu(cases, hardware_threads);
   else if (name == "fr3_gpu") add_fr3_gpu(cases);
+  else if (name == "fr3_knobs") add_fr3_knobs(cases);
   else if (name == "fr4_qr") add_fr4_qr(cases);
   else throw InputError("unknown preset '" + name + "'");
   return cases;

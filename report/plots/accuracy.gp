@@ -18,7 +18,7 @@ do for [measure in 'residual orthogonality'] {
     cpu using (sq('fr1') && is(col_backend, 'reference') ? column(col_n) : 1/0):c smooth unique w lp lt 1 t 'FR1 reference', \
     threads using (sq('fr2') && column(col_threads) == most ? column(col_n) : 1/0):c smooth unique w lp lt 2 t 'FR2', \
     cpu using (sq('lapack') ? column(col_n) : 1/0):c smooth unique w lp lt 8 t 'LAPACK', \
-    gpu3 using (sq('fr3') && column(col_exec) == 1 && column(col_weight) == 2 ? column(col_n) : 1/0):c smooth unique w lp lt 3 t 'FR3', \
+    gpu3 using (sq('fr3') && column(col_exec) == 1 && column(col_weight) == 1 ? column(col_n) : 1/0):c smooth unique w lp lt 3 t 'FR3', \
     gpu4 using (sq('fr4') && is(col_tree, 'flat') ? column(col_n) : 1/0):c smooth unique w lp lt 4 t 'FR4', \
     gpu4 using (sq('cusolver') ? column(col_n) : 1/0):c smooth unique w lp lt 7 t 'cuSOLVER', \
     50 w l dt 2 lc rgb '#444444' t 'bound 50'

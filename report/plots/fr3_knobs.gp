@@ -16,6 +16,6 @@ set title 'executors per SM (weight 2)'
 set xlabel 'executors per SM'
 set xtics 1
 plot \
-  gpu3 using (knob(1024, 1024) && column(col_weight) == 2 ? column(col_exec) : 1/0):(1e3*column(col_median)) smooth unique w lp lt 3 t '1024 × 1024', \
-  gpu3 using (knob(262144, 64) && column(col_weight) == 2 ? column(col_exec) : 1/0):(1e3*column(col_median)) smooth unique w lp lt 4 t '262144 × 64'
+  gpu3 using (knob(1024, 1024) && column(col_weight) == 1 ? column(col_exec) : 1/0):(1e3*column(col_median)) smooth unique w lp lt 3 t '1024 × 1024', \
+  gpu3 using (knob(262144, 64) && column(col_weight) == 1 ? column(col_exec) : 1/0):(1e3*column(col_median)) smooth unique w lp lt 4 t '262144 × 64'
 unset multiplot

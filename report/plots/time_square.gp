@@ -16,6 +16,6 @@ plot \
   threads using (sq('fr2') && column(col_threads) == most ? column(col_n) : 1/0):col_median smooth unique w lp lt 2 t sprintf('FR2 (%d threads)', most), \
   cpu using (sq('lapack') ? column(col_n) : 1/0):col_median smooth unique w lp lt 8 t 'LAPACK dgeqrf (1 thread)', \
   threads using (sq('lapack') && column(col_threads) == most ? column(col_n) : 1/0):col_median smooth unique w lp lt 9 t sprintf('LAPACK dgeqrf (%d threads)', most), \
-  gpu3 using (sq('fr3') && column(col_exec) == 1 && column(col_weight) == 2 ? column(col_n) : 1/0):col_median smooth unique w lp lt 3 t 'FR3 (GPU scheduler warp)', \
+  gpu3 using (sq('fr3') && column(col_exec) == 1 && column(col_weight) == 1 ? column(col_n) : 1/0):col_median smooth unique w lp lt 3 t 'FR3 (GPU scheduler warp)', \
   gpu4 using (sq('fr4') && is(col_tree, 'flat') ? column(col_n) : 1/0):col_median smooth unique w lp lt 4 t 'FR4 flat tree', \
   gpu4 using (sq('cusolver') ? column(col_n) : 1/0):col_median smooth unique w lp lt 7 t 'cuSOLVER dgeqrf'

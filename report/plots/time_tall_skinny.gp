@@ -16,7 +16,7 @@ plot \
   cpu using (ts('fr1') && is(col_backend, 'lapack') && column(col_tile) == 32 ? column(col_n) : 1/0):col_median smooth unique w lp lt 1 t 'FR1 (1 thread, b = 32)', \
   threads using (ts('fr2') && is(col_tree, 'binary') && column(col_threads) == most ? column(col_n) : 1/0):col_median smooth unique w lp lt 2 t sprintf('FR2 binary tree (%d threads)', most), \
   threads using (ts('lapack') && column(col_threads) == most ? column(col_n) : 1/0):col_median smooth unique w lp lt 9 t sprintf('LAPACK dgeqrf (%d threads)', most), \
-  gpu3 using (ts('fr3') && column(col_exec) == 1 && column(col_weight) == 2 ? column(col_n) : 1/0):col_median smooth unique w lp lt 3 t 'FR3 (flat tree)', \
+  gpu3 using (ts('fr3') && column(col_exec) == 1 && column(col_weight) == 1 ? column(col_n) : 1/0):col_median smooth unique w lp lt 3 t 'FR3 (flat tree)', \
   gpu4 using (ts('fr4') && is(col_tree, 'flat') ? column(col_n) : 1/0):col_median smooth unique w lp lt 4 t 'FR4 flat tree', \
   gpu4 using (ts('fr4') && is(col_tree, 'binary') ? column(col_n) : 1/0):col_median smooth unique w lp lt 5 t 'FR4 binary tree', \
   gpu4 using (ts('fr4') && is(col_tree, 'greedy') ? column(col_n) : 1/0):col_median smooth unique w lp lt 6 t 'FR4 greedy tree', \

@@ -5,7 +5,9 @@
 #include <cstdio>
 #include <fstream>
 
+#include "checks.hpp"
 #include "csv_log.hpp"
+#include "run_time_forecast.hpp"
 
 namespace tiledqr::bench {
 namespace {
@@ -108,6 +110,35 @@ TEST(BenchCsv, Summary) {
   EXPECT_EQ(odd.min, 1);
   EXPECT_EQ(odd.max, 5);
   EXPECT_EQ(summarize({4, 1, 3, 2}).median, 2.5);
+}
+
+// Pass rule: a family with no measurement predicts 0; after one, a case of
+// the same family is predicted by the flop ratio (2048² after 1024² in 1 s:
+// 8 s), and a case differing in any knob, or tall-skinny, is not predicted.
+TEST(BenchForecast, ScalesTheLastCaseOfTheFamilyByFlops) {
+  RunTimeForecast forecast;
+  BenchCase small = sample_case();
+  small.stage = "fr3";
+  small.m = small.n = 1024;
+  EXPECT_EQ(forecast.predict(small), 0);
+  forecast.record(small, 1.0);
+  BenchCase large = small;
+  large.m = large.n = 2048;
+  EXPECT_NEAR(forecast.predict(large), 8.0, 1e-9);
+  BenchCase other_precision = large;
+  other_precision.precision = "float";
+  EXPECT_EQ(forecast.predict(other_precision), 0);
+  BenchCase other_tree = large;
+  other_tree.tree = "greedy";
+  EXPECT_EQ(forecast.predict(other_tree), 0);
+  BenchCase tall = large;
+  tall.m = 262144;
+  tall.n = 64;
+  EXPECT_EQ(forecast.predict(tall), 0);
+  forecast.record(tall, 0.5);
+  BenchCase taller = tall;
+  taller.n = 128;
+  EXPECT_NEAR(forecast.predict(taller), 0.5 * qr_flops(262144, 128) / qr_flops(262144, 64), 1e-12);
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <algorithm>
 #include <random>
 #include <utility>
 #include <vector>
@@ -46,10 +47,15 @@ inline GraphShape layered_random_shape(int32_t n, int32_t layers, int max_preds,
     const int32_t prev_first = layer_start(l - 1), first = layer_start(l), end = layer_start(l + 1);
     for (int32_t t = first; t < end; ++t) {
       const int preds = 1 + int(engine() % uint64_t(max_preds));
-      for (int k = 0; k < preds; ++k) {
+      int32_t drawn[64];
+      int distinct = 0;
+      for (int k = 0; k < preds && k < 64; ++k) {
         const bool far = engine() % 4 == 0;
         const int32_t lo = far ? 0 : prev_first;
         const int32_t p = lo + int32_t(engine() % uint64_t(first - lo));
+        // A predecessor drawn twice is one edge (a CUDA graph refuses duplicates).
+        if (std::find(drawn, drawn + distinct, p) != drawn + distinct) continue;
+        drawn[distinct++] = p;
         s.edges.emplace_back(p, t);
       }
     }

@@ -12,6 +12,7 @@
 #include "device_graph.hpp"
 #include "errors.hpp"
 #include "graph.hpp"
+#include "size_check.hpp"
 
 namespace tiledqr::fr4 {
 
@@ -322,6 +323,10 @@ DeviceLayout make_device_layout(const CompiledGraph& graph) {
     const int32_t s = graph.succs[e];
     out.succs[e] = static_cast<uint32_t>(s) | (graph.pred_count[size_t(s)] == 1 ? single_predecessor_bit : 0u);
   }
+  for (TaskHeader& h : out.headers) {
+    h.first_succ = h.succ_count > 0 ? out.succs[size_t(h.succ_begin)] : 0u;
+    h.unused2 = 0;
+  }
   out.roots = graph.roots;
   out.remaining = graph.pred_count;
   return out;
@@ -364,7 +369,16 @@ template <class T>
 T* device_array(size_t count, const char* what) {
   T* p = nullptr;
   if (count == 0) return p;
-  check_cuda(cudaMalloc(&p, count * sizeof(T)), what);
+  const cudaError_t status = cudaMalloc(&p, count * sizeof(T));
+  if (status == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError();  // not sticky: clear it, then say how much was asked
+    size_t free_bytes = 0, total_bytes = 0;
+    check_cuda(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+    throw GpuError(std::string(what) + " needs " + format_bytes(double(count) * double(sizeof(T))) +
+                   " of device memory; " + format_bytes(double(free_bytes)) + " of " +
+                   format_bytes(double(total_bytes)) + " are free");
+  }
+  check_cuda(status, what);
   return p;
 }
 
@@ -433,6 +447,8 @@ DeviceGraph::DeviceGraph(const CompiledGraph& graph, const ExecOptions& options,
   num_tasks_ = graph.num_tasks();
   num_roots_ = static_cast<int32_t>(layout.roots.size());
   has_block_tasks_ = graph.has_block_tasks();
+  if (has_block_tasks_ && options_.test_absent_worker >= 0)
+    throw InputError("ExecOptions::test_absent_worker needs a graph without block kinds");
   initial_remaining_ = layout.remaining;
   args_host_ = graph.args;
   try {
@@ -550,6 +566,7 @@ Status DeviceGraph::launch(const RunParams& params, cudaStream_t stream) {
   p.warps_per_block = shape_.warps_per_block;
   p.scratch_bytes_per_warp = options_.scratch_bytes_per_warp;
   p.has_block_tasks = has_block_tasks_;
+  p.test_absent_worker = options_.test_absent_worker;
   p.run_params = params;
   void* kernel_args[] = {&p};
   e = cudaLaunchCooperativeKernel(kernel_, dim3(unsigned(shape_.blocks)), dim3(unsigned(32 * shape_.warps_per_block)),

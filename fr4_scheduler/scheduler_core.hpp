@@ -71,13 +71,18 @@ constexpr long long watcher_poll_ns = 20000;
 constexpr int32_t channel_empty = -1;
 constexpr int32_t channel_closed = -2;  // the block is leaving after an abort
 
-struct TaskHeader {  // 16 bytes, one load per task
+// 24 bytes, loaded at once per task. The first successor entry is a copy of
+// succs[succ_begin]: a chain then costs one dependent load per link (the
+// next header), not two (its successor list, then the next header).
+struct alignas(8) TaskHeader {
   uint16_t kind;
   uint8_t team;  // Team: 0 warp, 1 block
   uint8_t unused;
   int32_t pred_count;
   int32_t succ_begin;  // into SchedulerView::succs
   int32_t succ_count;
+  uint32_t first_succ;  // succs[succ_begin] when succ_count > 0
+  uint32_t unused2;
 };
 
 // One counter on its own 128-byte line, so the three do not share a line.
@@ -352,7 +357,7 @@ TILEDQR_HOST_DEVICE inline int32_t finish_task(const SchedulerView& v, WorkerSta
     int32_t successor = no_task;
     bool ready = false;
     if (e < header.succ_count) {
-      const uint32_t entry = v.succs[header.succ_begin + e];
+      const uint32_t entry = e == 0 ? header.first_succ : v.succs[header.succ_begin + e];
       successor = static_cast<int32_t>(entry & ~single_predecessor_bit);
       ready = (entry & single_predecessor_bit) != 0 ||
               DeviceAtomic<int32_t>(v.remaining[successor])

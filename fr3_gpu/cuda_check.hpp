@@ -8,6 +8,7 @@
 #include <string>
 
 #include "errors.hpp"
+#include "size_check.hpp"
 
 namespace tiledqr::gpu {
 
@@ -21,13 +22,33 @@ inline void check(cudaError_t status, const char* what) {
 // kernel image for this GPU, ...).
 inline void check_launch(const char* kernel) { check(cudaGetLastError(), kernel); }
 
+// Throws GpuError when `bytes` of device memory are not free now, giving
+// the amount needed and the amounts free and installed: a request larger
+// than the GPU fails up front with a clear message (exit 4 in the CLIs).
+inline void ensure_device_memory(double bytes, const std::string& what) {
+  size_t free_bytes = 0, total_bytes = 0;
+  check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+  if (bytes <= double(free_bytes)) return;
+  throw GpuError(what + " needs " + format_bytes(bytes) + " of device memory; " + format_bytes(double(free_bytes)) +
+                 " of " + format_bytes(double(total_bytes)) + " are free");
+}
+
 // Owns one device allocation of `count` elements of T (none when count is 0).
 template <typename T>
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
   explicit DeviceBuffer(size_t count, const char* what) : count_(count) {
-    if (count > 0) check(cudaMalloc(reinterpret_cast<void**>(&data_), count * sizeof(T)), what);
+    if (count == 0) return;
+    const double bytes = double(count) * double(sizeof(T));
+    ensure_device_memory(bytes, what);
+    const cudaError_t status = cudaMalloc(reinterpret_cast<void**>(&data_), count * sizeof(T));
+    if (status == cudaErrorMemoryAllocation) {
+      (void)cudaGetLastError();  // not sticky: clear it, say how much was asked
+      data_ = nullptr;
+      ensure_device_memory(bytes, what);  // free memory shrank since: reports the amounts
+    }
+    check(status, what);
   }
   ~DeviceBuffer() {
     if (data_) cudaFree(data_);

@@ -158,6 +158,11 @@ std::unique_ptr<GpuFactorizationState<T>> make_state(int64_t m, int64_t n, const
   check(cudaGetDeviceCount(&devices), "looking for a CUDA device");
   if (devices == 0) throw GpuError("no CUDA device found");
 
+  // Up front, with the amounts: the tiles and τ (the caller's matrix is
+  // already on the device).
+  ensure_device_memory(factor_device_bytes(m, n, sizeof(T)) - double(m) * double(n) * double(sizeof(T)),
+                       "FR3's factorisation of a " + std::to_string(m) + " x " + std::to_string(n) + " matrix");
+
   auto s = std::make_unique<GpuFactorizationState<T>>();
   s->m = m;
   s->n = n;
@@ -212,6 +217,7 @@ std::unique_ptr<GpuFactorizationState<T>> make_state(int64_t m, int64_t n, const
   prm.trace = s->trace_records.get();
   prm.trace_count = s->trace_count.get();
   prm.drop_completion = options.test_drop_completion;
+  prm.absent_executor = options.test_absent_executor;
   return s;
 }
 

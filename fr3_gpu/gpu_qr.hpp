@@ -34,7 +34,18 @@ struct GpuOptions {
   double watchdog_seconds = 5;      // no task completed for this long → StallError
   bool trace = false;               // record one TaskRecord per task (%globaltimer, executor id)
   int64_t test_drop_completion = -1;  // test hook: the scheduler ignores this completion (0-based)
+  int test_absent_executor = -1;      // test hook: this executor returns at once, as if never started
 };
+
+// Device memory a factorisation of an m x n matrix needs, in bytes: the
+// column-major input, its tiles (ragged edges padded) and the τ of both
+// kernel families. The stage CLIs check it before making the matrix.
+inline double factor_device_bytes(int64_t m, int64_t n, size_t element_bytes) {
+  const double p = double((m + warp_tile_size - 1) / warp_tile_size);
+  const double q = double((n + warp_tile_size - 1) / warp_tile_size);
+  const double tile = double(warp_tile_size);
+  return (double(m) * double(n) + p * q * tile * tile + 2 * p * q * tile) * double(element_bytes);
+}
 
 // Whether a CUDA device can be used (never throws).
 bool device_available();

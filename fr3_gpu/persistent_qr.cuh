@@ -63,6 +63,7 @@ struct PersistentQrParams {
   DeviceTraceRecord* trace = nullptr;         // (tasks_total), or nullptr
   unsigned long long* trace_count = nullptr;  // records written
   int64_t drop_completion = -1;               // test hook (GpuOptions::test_drop_completion)
+  int32_t absent_executor = -1;               // test hook (GpuOptions::test_absent_executor)
 };
 
 template <typename T>
@@ -378,7 +379,7 @@ __global__ void __launch_bounds__(32, 1) persistent_qr_kernel(PersistentQrParams
   const int lane = int(threadIdx.x % 32);
   if (blockIdx.x == 0)
     scheduler_warp(prm, persistent_shared, lane);
-  else
+  else if (int(blockIdx.x) - 1 != prm.absent_executor)  // the test's executor that never started
     executor_warp(prm, int(blockIdx.x) - 1, reinterpret_cast<T*>(persistent_shared), lane);
 }
 

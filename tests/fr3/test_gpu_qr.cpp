@@ -313,6 +313,27 @@ TEST(GpuWatchdog, DroppedCompletionEndsWithStallError) {
   expect_equivalent(gpu, ref, "after the stall");
 }
 
+// Pass rule: an executor that never starts keeps the tasks the scheduler
+// sends it (the seed's push distribution) from ever running: the watchdog
+// ends the run with StallError within its bound (1 s, here under 4 s), and
+// a normal run follows.
+TEST(GpuWatchdog, ExecutorThatNeverStartsEndsWithStallError) {
+  std::mt19937_64 engine = testing::make_engine(310);
+  const DenseMatrix<double> a = testing::random_matrix<double>(256, 256, engine);
+  const DeviceBuffer<double> d_a = upload(a.data);
+  GpuOptions faulty;
+  faulty.watchdog_seconds = 1;
+  faulty.test_absent_executor = 0;
+  const auto start = std::chrono::steady_clock::now();
+  EXPECT_THROW(factor(d_a.get(), a.rows, a.cols, a.ld(), faulty), StallError);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_GE(seconds, 1.0);
+  EXPECT_LT(seconds, 4.0);
+  std::printf("[ watchdog ] run with an absent executor ended after %.3f s (bound 1 s)\n", seconds);
+  const auto [gpu, ref] = both(a);
+  expect_equivalent(gpu, ref, "after the absent executor");
+}
+
 // Pass rule: a fresh run (the program after a stall in the test above, or
 // first) factors correctly: the GPU is usable.
 TEST(GpuWatchdog, NextRunIsHealthy) {
@@ -320,6 +341,32 @@ TEST(GpuWatchdog, NextRunIsHealthy) {
   const DenseMatrix<double> a = testing::random_matrix<double>(180, 140, engine);
   const auto [gpu, ref] = both(a);
   expect_equivalent(gpu, ref, "healthy run");
+}
+
+// Pass rule: a matrix whose tiles alone exceed the device's memory is
+// refused up front with a GpuError naming the amounts (no CUDA crash, the
+// caller's buffer is not touched), and the GPU factors normally afterwards.
+TEST(GpuErrors, TooLargeForTheDeviceIsRefusedUpFront) {
+  size_t free_bytes = 0, total_bytes = 0;
+  ASSERT_EQ(cudaMemGetInfo(&free_bytes, &total_bytes), cudaSuccess);
+  const int64_t side = int64_t(std::sqrt(double(total_bytes) / sizeof(double))) + 64;
+  DeviceBuffer<double> d_small(16, "A");
+  try {
+    factor<double>(d_small.get(), side, side, side, GpuOptions{});
+    ADD_FAILURE() << side << "^2 was accepted";
+  } catch (const GpuError& e) {
+    EXPECT_NE(std::string(e.what()).find("of device memory"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("are free"), std::string::npos) << e.what();
+  }
+  std::mt19937_64 engine = testing::make_engine(320);
+  const DenseMatrix<double> a = testing::random_matrix<double>(64, 48, engine);
+  DeviceBuffer<double> d_a(a.data.size(), "A");
+  ASSERT_EQ(cudaMemcpy(d_a.get(), a.data.data(), a.data.size() * sizeof(double), cudaMemcpyHostToDevice),
+            cudaSuccess);
+  const Factorization<double> f = factor<double>(d_a.get(), 64, 48, 64, GpuOptions{}).download();
+  const Residuals r = check_factorization(a.data.data(), 64, 48, 64, f);
+  EXPECT_LT(r.residual, 50);
+  EXPECT_LT(r.orthogonality, 50);
 }
 
 // Pass rule: bad shapes and leading dimensions throw InputError; asking

@@ -203,5 +203,28 @@ TEST(Fr4QrApi, DeviceCallsMatchHost) {
   EXPECT_THROW(wide.solve(d_a.data, 50, 1, d_x.data, 80), InputError);
 }
 
+// Pass rule: a tall-skinny matrix whose tiles alone exceed the device's
+// memory is refused by DeviceQr's constructor with a GpuError naming the
+// amounts (before the task graph is built), and the GPU factors normally
+// afterwards.
+TEST(Fr4QrApi, TooLargeForTheDeviceIsRefusedUpFront) {
+  size_t free_bytes = 0, total_bytes = 0;
+  ASSERT_EQ(cudaMemGetInfo(&free_bytes, &total_bytes), cudaSuccess);
+  const int64_t m = int64_t(total_bytes / (64 * sizeof(double))) + 1024;
+  try {
+    DeviceQr<double> qr(m, 64, QrOptions{});
+    ADD_FAILURE() << m << " x 64 was accepted";
+  } catch (const GpuError& e) {
+    EXPECT_NE(std::string(e.what()).find("of device memory"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("are free"), std::string::npos) << e.what();
+  }
+  const uint64_t seed = testing::test_seed("TooLargeForTheDeviceIsRefusedUpFront");
+  const std::vector<double> a = random_matrix<double>(96, 40, seed);
+  const Factorization<double> f = factor_on_fr4(a, 96, 40, Tree::binary);
+  const Residuals r = check_factorization(a.data(), 96, 40, 96, f);
+  EXPECT_LT(r.residual, 50);
+  EXPECT_LT(r.orthogonality, 50);
+}
+
 }  // namespace
 }  // namespace tiledqr::fr4

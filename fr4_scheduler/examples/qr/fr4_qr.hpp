@@ -41,6 +41,17 @@ std::string gpu_name();
 template <typename T>
 struct DeviceQrState;
 
+// Device memory a DeviceQr of an m x n matrix needs besides the caller's
+// matrix, in bytes: its tiles and τ, and the task graph at about 100 bytes
+// per task (header, arguments, counter, ready slot, successors), counting
+// 1.5× the flat tree's Σ_k (p − k)(q − k) tasks to cover the other trees.
+inline double qr_device_bytes(int64_t m, int64_t n, size_t element_bytes) {
+  const int64_t p = (m + 31) / 32, q = (n + 31) / 32;
+  double tasks = 0;
+  for (int64_t k = 0; k < p && k < q; ++k) tasks += double(p - k) * double(q - k);
+  return double(p) * double(q) * (32.0 * 32.0 + 2 * 32.0) * double(element_bytes) + 1.5 * 100.0 * tasks;
+}
+
 template <typename T>
 class DeviceQr {
  public:

@@ -112,6 +112,10 @@ DeviceQr<T>::DeviceQr(int64_t m, int64_t n, const QrOptions& options) : state_(s
   s.exec_options.scratch_bytes_per_warp = qr_scratch_bytes_per_warp<T>();
   s.exec_options.trace = options.trace;
   s.exec_options.stall_timeout_seconds = options.stall_timeout_seconds;
+  // Before the graph is built (its host side alone can be large): fail
+  // up front when the GPU cannot hold it all.
+  gpu::ensure_device_memory(qr_device_bytes(m, n, sizeof(T)),
+                            "DeviceQr of a " + std::to_string(m) + " x " + std::to_string(n) + " matrix");
 
   {
     const Dag dag = build_qr_dag(s.p, s.q, options.tree);

@@ -21,6 +21,10 @@ struct ExecOptions {
   int scratch_bytes_per_warp = 0;  // shared memory per warp for the kinds (rounded up to 16)
   bool trace = false;              // record a TraceEvent per task
   double stall_timeout_seconds = 10;  // no task finished for this long: abort the run
+  // Test hook: this worker (warp index) returns at once, as if its warp had
+  // never started. Graphs with block kinds refuse it (a block task needs
+  // every warp of its block).
+  int test_absent_worker = -1;
 };
 
 // What run() / wait() report. The message carries the CUDA error text or

@@ -25,6 +25,7 @@ struct ExecutorParams {
   int32_t warps_per_block = 0;
   int32_t scratch_bytes_per_warp = 0;  // multiple of 16
   bool has_block_tasks = false;
+  int32_t test_absent_worker = -1;  // ExecOptions::test_absent_worker
   RunParams run_params;
 };
 

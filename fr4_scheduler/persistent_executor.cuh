@@ -92,7 +92,10 @@ __global__ void persistent_executor(const __grid_constant__ ExecutorParams p) {
   const int32_t first_worker = static_cast<int32_t>(blockIdx.x) * p.warps_per_block;
   WorkerState w;
   w.worker = first_worker + warp_in_block;
-  w.watcher = warp_in_block == 0;
+  if (w.worker == p.test_absent_worker) return;  // the test's warp that never started
+  // The block's first warp watches for an abort (its second, when the test
+  // hook keeps the first from starting).
+  w.watcher = warp_in_block == (first_worker == p.test_absent_worker ? 1 : 0);
   unsigned char* warp_scratch = scratch + warp_in_block * p.scratch_bytes_per_warp;
   const int lane = lane_index();
 

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <string>
 #include <vector>
 
 #include "graph_generators.hpp"
@@ -178,6 +179,21 @@ TEST(Fr4ExecutorErrors, StalledGraphEndsWithError) {
   const Status again = exec.run(record.params());
   ASSERT_TRUE(again.ok()) << again.message;
   EXPECT_EQ(record.problems(g, 32 * exec.shape().warps_per_block), "");
+}
+
+// Pass rule: a worker that never starts (the block's watcher warp, and
+// another) strands nothing — a worker only ever waits on tickets it drew —
+// so the run completes with every task run once and every edge respected.
+TEST(Fr4ExecutorErrors, WorkerThatNeverStartsIsAbsorbed) {
+  const uint64_t seed = testing::test_seed("WorkerThatNeverStartsIsAbsorbed");
+  const CompiledGraph g = graph_of_shape(layered_random_shape(20000, 50, 3, seed), 2, seed).compile();
+  for (const int absent : {0, 5}) {
+    SCOPED_TRACE("absent worker " + std::to_string(absent));
+    ExecOptions options;
+    options.stall_timeout_seconds = 2;
+    options.test_absent_worker = absent;
+    EXPECT_EQ(run_and_check(g, options), "");
+  }
 }
 
 // Pass rule: a task that waits (polling ctx.aborted()) past the timeout is

@@ -5,7 +5,6 @@
 // factor with the usual bounds. Every matrix goes through FR1 and FR2, both
 // backends, flat and binary trees.
 #include <gtest/gtest.h>
-#include <lapacke.h>
 
 #include <cmath>
 #include <cstdint>
@@ -15,6 +14,7 @@
 #include <vector>
 
 #include "checks.hpp"
+#include "hard_matrices.hpp"
 #include "serial_executor.hpp"
 #include "test_support.hpp"
 #include "threaded_executor.hpp"
@@ -23,6 +23,14 @@ namespace tiledqr {
 namespace {
 
 using testing::all_finite;
+using testing::dlatms_matrix;
+using testing::dlatms_name;
+using testing::graded;
+using testing::hilbert;
+using testing::kahan;
+using testing::rank_one;
+using testing::rows_reversed;
+using testing::scaled;
 using testing::make_engine;
 using testing::random_matrix;
 
@@ -72,25 +80,6 @@ void expect_backward_stable(const DenseMatrix<T>& a, const std::string& what) {
     EXPECT_LT(res.residual, 50);
     EXPECT_LT(res.orthogonality, 50);
   }
-}
-
-template <typename T>
-DenseMatrix<T> scaled(DenseMatrix<T> a, double factor) {
-  for (T& x : a.data) x = T(double(x) * factor);
-  return a;
-}
-
-// Column j (row i) multiplied by 10^(low + (high − low)·j/(n − 1)).
-template <typename T>
-DenseMatrix<T> graded(DenseMatrix<T> a, double low, double high, bool by_rows) {
-  const int64_t count = by_rows ? a.rows : a.cols;
-  for (int64_t j = 0; j < a.cols; ++j) {
-    for (int64_t i = 0; i < a.rows; ++i) {
-      const double position = double(by_rows ? i : j) / double(count - 1);
-      a(i, j) = T(double(a(i, j)) * std::pow(10.0, low + (high - low) * position));
-    }
-  }
-  return a;
 }
 
 // Pass rule: expect_backward_stable for A·1e+300 and A·1e−300 (entries
@@ -168,41 +157,19 @@ TEST(RobustNumerics, ExtremeScalingFloat) {
   expect_backward_stable(graded(a, -35, 35, false), "float columns 1e-35 .. 1e+35");
 }
 
-// Kahan's matrix K = diag(1, s, …, s^{n−1})·(I − c·U), U strictly upper
-// ones, c = cos θ, s = sin θ: upper triangular, so every reflector below the
-// diagonal is the identity (τ = 0), and badly conditioned.
-DenseMatrix<double> kahan(int64_t n, double theta) {
-  const double c = std::cos(theta), s = std::sin(theta);
-  DenseMatrix<double> k(n, n);
-  double row_scale = 1;
-  for (int64_t i = 0; i < n; ++i, row_scale *= s) {
-    k(i, i) = row_scale;
-    for (int64_t j = i + 1; j < n; ++j) k(i, j) = -c * row_scale;
-  }
-  return k;
-}
-
 // Pass rule: expect_backward_stable for Kahan's matrix (n = 60, θ = 1.2),
 // as given and with its rows reversed (then nothing is triangular).
 TEST(RobustNumerics, KahanMatrix) {
   const DenseMatrix<double> k = kahan(60, 1.2);
   expect_backward_stable(k, "Kahan 60");
-  DenseMatrix<double> reversed(k.rows, k.cols);
-  for (int64_t j = 0; j < k.cols; ++j)
-    for (int64_t i = 0; i < k.rows; ++i) reversed(i, j) = k(k.rows - 1 - i, j);
-  expect_backward_stable(reversed, "Kahan 60, rows reversed");
+  expect_backward_stable(rows_reversed(k), "Kahan 60, rows reversed");
 }
 
 // Pass rule: expect_backward_stable for the Hilbert matrix H(i, j) =
 // 1/(i + j + 1), square (60 × 60, condition far beyond 1/ε) and tall
 // (90 × 60).
 TEST(RobustNumerics, HilbertMatrix) {
-  for (const int64_t m : {60, 90}) {
-    DenseMatrix<double> h(m, 60);
-    for (int64_t j = 0; j < h.cols; ++j)
-      for (int64_t i = 0; i < h.rows; ++i) h(i, j) = 1.0 / double(i + j + 1);
-    expect_backward_stable(h, "Hilbert " + std::to_string(m) + " x 60");
-  }
+  for (const int64_t m : {60, 90}) expect_backward_stable(hilbert(m, 60), "Hilbert " + std::to_string(m) + " x 60");
 }
 
 // Pass rule: expect_backward_stable for rank-1 matrices u·vᵀ (after the
@@ -211,16 +178,8 @@ TEST(RobustNumerics, HilbertMatrix) {
 TEST(RobustNumerics, RankOne) {
   std::mt19937_64 engine = make_engine(8104);
   for (const auto& [m, n] : {std::pair<int64_t, int64_t>{kRows, kCols}, {kCols, kRows}}) {
-    const DenseMatrix<double> u = random_matrix<double>(m, 1, engine);
-    const DenseMatrix<double> v = random_matrix<double>(1, n, engine);
-    DenseMatrix<double> a(m, n), same(m, n);
-    for (int64_t j = 0; j < n; ++j) {
-      for (int64_t i = 0; i < m; ++i) {
-        a(i, j) = u(i, 0) * v(0, j);
-        same(i, j) = u(i, 0);
-      }
-    }
-    expect_backward_stable(a, "rank 1 " + std::to_string(m) + " x " + std::to_string(n));
+    const auto [product, same] = rank_one(m, n, engine);
+    expect_backward_stable(product, "rank 1 " + std::to_string(m) + " x " + std::to_string(n));
     expect_backward_stable(same, "equal columns " + std::to_string(m) + " x " + std::to_string(n));
   }
 }
@@ -232,23 +191,9 @@ TEST(RobustNumerics, RankOne) {
 // uniform and normal random entries alternately.
 TEST(RobustNumerics, DlatmsConditionNumbers) {
   std::mt19937_64 engine = make_engine(8105);
-  std::uniform_int_distribution<int> seed_part(0, 4095);
-  for (const double cond : {1e2, 1e5, 1e10, 1e15}) {
-    for (int mode = 1; mode <= 5; ++mode) {
-      lapack_int iseed[4] = {seed_part(engine), seed_part(engine), seed_part(engine),
-                             seed_part(engine) | 1};  // dlatms wants the last one odd
-      const char dist = mode % 2 == 0 ? 'N' : 'U';
-      DenseMatrix<double> a(kRows, kCols);
-      std::vector<double> sigma(size_t(std::min(kRows, kCols)));
-      const lapack_int info =
-          LAPACKE_dlatms(LAPACK_COL_MAJOR, kRows, kCols, dist, iseed, 'N', sigma.data(), mode, cond,
-                         1.0, kRows - 1, kCols - 1, 'N', a.data.data(), kRows);
-      ASSERT_EQ(info, 0) << "dlatms cond " << cond << " mode " << mode;
-      char what[96];
-      std::snprintf(what, sizeof what, "dlatms cond %.0e mode %d dist %c", cond, mode, dist);
-      expect_backward_stable(a, what);
-    }
-  }
+  for (const double cond : {1e2, 1e5, 1e10, 1e15})
+    for (int mode = 1; mode <= 5; ++mode)
+      expect_backward_stable(dlatms_matrix(kRows, kCols, cond, mode, engine), dlatms_name(cond, mode));
 }
 
 }  // namespace

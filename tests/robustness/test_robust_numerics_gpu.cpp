@@ -1,0 +1,86 @@
+// The hard matrices of test_robust_numerics.cpp through the GPU stages
+// (issue 7): FR3 (flat tree) and FR4 (flat and binary trees), tile 32, in
+// double and, for the extreme scalings, float. Suites robustness and gpu;
+// exits 77 (meson's "skipped") without a GPU.
+#include <gtest/gtest.h>
+
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <string>
+
+#include "checks.hpp"
+#include "cuda_check.hpp"
+#include "fr4_qr.hpp"
+#include "gpu_qr.hpp"
+#include "hard_matrices.hpp"
+#include "test_support.hpp"
+
+namespace tiledqr {
+namespace {
+
+using testing::all_finite;
+using testing::make_engine;
+
+// Ragged for tile 32: 70 = 2·32 + 6 rows, 45 = 32 + 13 columns.
+constexpr int64_t kRows = 70, kCols = 45;
+
+template <typename T>
+Factorization<T> factor_on(const std::string& stage, const DenseMatrix<T>& a) {
+  gpu::DeviceBuffer<T> d_a(a.data.size(), "A");
+  gpu::check(cudaMemcpy(d_a.get(), a.data.data(), a.data.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
+  if (stage == "FR3") return gpu::factor(d_a.get(), a.rows, a.cols, a.ld(), gpu::GpuOptions{}).download();
+  fr4::QrOptions options;
+  options.tree = stage == "FR4 flat" ? Tree::flat : Tree::binary;
+  fr4::DeviceQr<T> qr(a.rows, a.cols, options);
+  qr.factor(d_a.get(), a.ld());
+  return qr.download();
+}
+
+// Pass rule, for FR3, FR4 flat and FR4 binary: ‖A − QR‖_F/(‖A‖_F·n·ε) < 50,
+// ‖I − QᵀQ‖_F/(n·ε) < 50, and no Inf or NaN in the tiles, τ, R or Q.
+template <typename T>
+void expect_backward_stable(const DenseMatrix<T>& a, const std::string& what) {
+  for (const std::string stage : {"FR3", "FR4 flat", "FR4 binary"}) {
+    SCOPED_TRACE(what + ", " + stage);
+    const Factorization<T> f = factor_on(stage, a);
+    EXPECT_TRUE(all_finite(f.tiles.data));
+    EXPECT_TRUE(all_finite(f.t_local));
+    EXPECT_TRUE(all_finite(f.t_merge));
+    EXPECT_TRUE(all_finite(f.r().data));
+    EXPECT_TRUE(all_finite(f.thin_q().data));
+    const Residuals res = check_factorization(a.data.data(), a.rows, a.cols, a.ld(), f);
+    EXPECT_LT(res.residual, 50);
+    EXPECT_LT(res.orthogonality, 50);
+  }
+}
+
+// Pass rule: expect_backward_stable for every matrix of
+// hard_double_matrices: A·1e±300, graded columns and rows 1e−300 … 1e+300,
+// Kahan, Hilbert, rank 1, and dlatms with cond 1e2 … 1e15 in modes 1 … 5.
+TEST(RobustNumericsGpu, HardDoubleMatrices) {
+  std::mt19937_64 engine = make_engine(8201);
+  for (const auto& [what, a] : testing::hard_double_matrices(kRows, kCols, engine)) expect_backward_stable(a, what);
+}
+
+// Pass rule: the same for float near its own thresholds (FLT_MAX 3.4e38).
+TEST(RobustNumericsGpu, ExtremeScalingFloat) {
+  std::mt19937_64 engine = make_engine(8202);
+  const DenseMatrix<float> a = testing::random_matrix<float>(kRows, kCols, engine);
+  expect_backward_stable(testing::scaled(a, 1e+35), "float A * 1e+35");
+  expect_backward_stable(testing::scaled(a, 1e-35), "float A * 1e-35");
+  expect_backward_stable(testing::graded(a, -35, 35, false), "float columns 1e-35 .. 1e+35");
+}
+
+}  // namespace
+}  // namespace tiledqr
+
+int main(int argc, char** argv) {
+  ::testing::InitGoogleTest(&argc, argv);
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("no CUDA-capable GPU: skipped\n");
+    return 77;
+  }
+  return RUN_ALL_TESTS();
+}

@@ -11,6 +11,7 @@
 // written as soon as it is measured.
 //   fr4_overhead_bench [--out FILE] [--commit HASH] [--build-limit S]
 //                      [--graph-nodes N] [--chain N] [--wide N] [--layered N]
+//                      [--max-blocks N]   (FR4 on at most N blocks; 0: all that fit)
 #include <cuda_runtime.h>
 #include <unistd.h>
 
@@ -73,11 +74,13 @@ struct Measurement {
   double us_per_task() const { return nodes > 0 ? median_ms * 1e3 / double(nodes) : 0; }
 };
 
-Measurement time_fr4(const GraphShape& shape, int* words, int warmup, int repeats, int& workers) {
+Measurement time_fr4(const GraphShape& shape, int* words, int warmup, int repeats, int max_blocks, int& workers) {
   Measurement m;
   const auto setup = std::chrono::steady_clock::now();
   const CompiledGraph compiled = graph_of_shape(shape, 1, 0).compile();
-  GraphExec<EmptyKinds> exec(compiled);
+  ExecOptions options;
+  options.max_blocks = max_blocks;
+  GraphExec<EmptyKinds> exec(compiled, options);
   m.setup_s = seconds_since(setup);
   workers = exec.shape().workers;
   cudaStream_t stream;
@@ -172,7 +175,7 @@ int main(int argc, char** argv) {
   using namespace tiledqr::fr4;
   std::string out_path = "fr4_overhead.csv", commit = "unknown";
   double build_limit = 60;
-  int32_t chain = 10000, wide = 1000000, layered = 100000, graph_nodes = 200000;
+  int32_t chain = 10000, wide = 1000000, layered = 100000, graph_nodes = 200000, max_blocks = 0;
   for (int a = 1; a < argc; ++a) {
     const std::string arg = argv[a];
     const bool has_value = a + 1 < argc;
@@ -183,10 +186,11 @@ int main(int argc, char** argv) {
     else if (arg == "--chain" && has_value) chain = std::atoi(argv[++a]);
     else if (arg == "--wide" && has_value) wide = std::atoi(argv[++a]);
     else if (arg == "--layered" && has_value) layered = std::atoi(argv[++a]);
+    else if (arg == "--max-blocks" && has_value) max_blocks = std::atoi(argv[++a]);
     else {
       std::fprintf(stderr,
                    "usage: fr4_overhead_bench [--out FILE] [--commit HASH] [--build-limit S] [--graph-nodes N] "
-                   "[--chain N] [--wide N] [--layered N]\n");
+                   "[--chain N] [--wide N] [--layered N] [--max-blocks N]\n");
       return 2;
     }
   }
@@ -243,7 +247,7 @@ int main(int argc, char** argv) {
   for (size_t k = 0; k < cases.size(); ++k) {
     const Case& c = cases[k];
     std::fprintf(stderr, "%s: %d tasks, %zu edges: FR4 ...\n", c.name, c.shape.tasks, c.shape.edges.size());
-    const Measurement f = time_fr4(c.shape, words, 3, 10, workers);
+    const Measurement f = time_fr4(c.shape, words, 3, 10, max_blocks, workers);
     write_row(c, "fr4", f);
     std::fprintf(stderr, "  FR4 %.4f ms, %.5f us/task (%d workers); CUDA Graph ...\n", f.median_ms,
                  f.us_per_task(), workers);

@@ -211,14 +211,26 @@ TILEDQR_HOST_DEVICE inline int64_t clock_ns() {
 #endif
 }
 
+// Workers at most this many pushes from their slot keep polling it closely.
+constexpr long long near_front = 32;
+
 // Back-off of an idle worker: spin a little, then sleep up to ~1 µs, so
-// thousands of idle warps do not saturate L2 while a busy one pushes.
-TILEDQR_HOST_DEVICE inline void idle_pause(int round) {
+// thousands of idle warps do not saturate L2 while a busy one pushes. A
+// worker far back in the queue (`queue_distance` pushes before its slot
+// can fill) while nothing is pushed (`quiet_looks` tail reads in a row saw
+// no change) sleeps longer, up to ~16 µs: in a chain one warp works and
+// thousands poll, and their polls queue in L2 ahead of its loads. Workers
+// near the front never sleep long, so a push still finds a warm taker.
+TILEDQR_HOST_DEVICE inline void idle_pause(int round, long long queue_distance, int quiet_looks) {
 #if defined(__CUDA_ARCH__)
   if (round < 4) return;
-  __nanosleep(round < 32 ? 64u : (round < 128 ? 256u : 1000u));
+  unsigned ns = round < 32 ? 64u : (round < 128 ? 256u : 1000u);
+  if (queue_distance > near_front && quiet_looks > 0) ns = 1000u << (quiet_looks < 4 ? quiet_looks : 4);
+  __nanosleep(ns);
 #else
   (void)round;
+  (void)queue_distance;
+  (void)quiet_looks;
   std::this_thread::yield();
 #endif
 }
@@ -310,11 +322,19 @@ TILEDQR_HOST_DEVICE inline int32_t acquire_task(const SchedulerView& v, WorkerSt
   }
   if (w.unflushed >= flush_interval && flush_completions(v, w)) return signal_push_exits;
   DeviceAtomic<unsigned long long> slot(v.slots[w.ticket]);
+  DeviceAtomic<unsigned long long> tail(v.counters->tail.value);
+  unsigned long long seen_tail = 0;
+  long long queue_distance = 0;
+  int quiet_looks = 0;
   for (int round = 0;; ++round) {
+    // A worker far back in a quiet queue skips its slot: a push claims its
+    // position on tail before it fills the slot, so the slot stays empty
+    // until tail passes it — and the tail read below notices that first.
+    const bool far_back = quiet_looks > 0 && queue_distance > near_front;
     // Relaxed polls, one acquire fence once the slot is filled: an acquire
     // load per poll would also discard the SM's L1 each time.
-    const unsigned long long value = slot.load(cuda::std::memory_order_relaxed);
-    if (static_cast<uint32_t>(value >> 32) == v.epoch) {
+    const unsigned long long value = far_back ? 0 : slot.load(cuda::std::memory_order_relaxed);
+    if (!far_back && static_cast<uint32_t>(value >> 32) == v.epoch) {
       cuda::atomic_thread_fence(cuda::std::memory_order_acquire, cuda::thread_scope_device);
       w.holds_ticket = false;
       return static_cast<int32_t>(static_cast<uint32_t>(value));
@@ -322,7 +342,13 @@ TILEDQR_HOST_DEVICE inline int32_t acquire_task(const SchedulerView& v, WorkerSt
     if (w.unflushed > 0 && flush_completions(v, w)) return signal_push_exits;
     if (has_block_tasks && block_task_pending(channel)) return signal_join_block;
     if (abort_requested(v, w, channel)) return signal_abort;
-    idle_pause(round);
+    if (round % 8 == 4 || quiet_looks > 0) {  // where the queue stands: a relaxed read now and then
+      const unsigned long long pushed = tail.load(cuda::std::memory_order_relaxed);
+      quiet_looks = round > 4 && pushed == seen_tail ? quiet_looks + 1 : 0;
+      seen_tail = pushed;
+      queue_distance = static_cast<long long>(w.ticket) - static_cast<long long>(pushed) - v.num_roots;
+    }
+    idle_pause(round, queue_distance, quiet_looks);
   }
 }
 

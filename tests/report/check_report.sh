@@ -12,7 +12,7 @@ bash "$root/scripts/plots" "$root/report/data" "$scratch" > "$scratch/plots.log"
   cat "$scratch/plots.log"; echo "FAIL: scripts/plots failed"; exit 1; }
 status=0
 for name in time_square time_tall_skinny speedup_cusolver fr2_scaling fr3_knobs gantt_fr3 \
-            gantt_fr4 fr4_overhead accuracy; do
+            gantt_fr4 fr4_overhead accuracy lcs_model enkf_scaling; do
   for ext in svg png; do
     if [ ! -s "$scratch/$name.$ext" ]; then echo "FAIL: $name.$ext missing or empty"; status=1; fi
   done

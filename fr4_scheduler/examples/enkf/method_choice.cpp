@@ -34,9 +34,9 @@ int64_t fft_size(int64_t n) {
 }
 
 Method choose_method(int64_t n, int64_t m, int64_t l, int64_t union_columns) {
-  const double tiled = double(n) * double(union_columns) * double(l + 2);
+  const double tiled = tiled_fixed_s + tiled_unit_s * double(n) * double(union_columns) * double(l + 2);
   const double size = double(fft_size(n));
-  const double fft = fft_weight * double(l) * double(m) * size * std::max(1.0, std::log2(size));
+  const double fft = fft_fixed_s + fft_unit_s * double(l) * double(m) * size * std::max(1.0, std::log2(size));
   return tiled <= fft ? Method::tiled : Method::fft;
 }
 

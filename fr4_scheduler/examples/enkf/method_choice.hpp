@@ -19,17 +19,24 @@ Method parse_method(const std::string& name);
 //   fft_size(1000) == 2000, fft_size(1) == 2
 int64_t fft_size(int64_t n);
 
-// The rule of `--method auto`, an operation count per method:
-//   tiled  N · U · (L + 2)             (U = union columns over the m-blocks,
-//                                       union_column_count(H); one L-term
-//                                       inner product, one Toeplitz entry and
-//                                       about one update per (row, column))
-//   fft    fft_weight · L · M · n log2 n (2·L·M real transforms of length
-//                                       n = fft_size(N) and the pointwise work)
-// Tiled when its count is not larger. fft_weight = 24 puts the crossover
-// near N = 25000 for M = 32, L = 10, density 0.05, where the two were
-// expected to meet on an H100; recalibrate it from report/data/enkf.csv.
-constexpr double fft_weight = 24.0;
+// The rule of `--method auto`: a predicted time per method, from an
+// operation count and a fixed cost,
+//   tiled  tiled_fixed_s + tiled_unit_s · N · U · (L + 2)
+//          (U = union columns over the m-blocks, union_column_count(H); one
+//          L-term inner product, one Toeplitz entry and about one update per
+//          (row, column))
+//   fft    fft_fixed_s + fft_unit_s · L · M · n log2 n
+//          (2·L·M real transforms of length n = fft_size(N) and the
+//          pointwise work)
+// and the smaller wins. The constants are fitted to report/data/enkf.csv
+// (an H200; M = 32, L = 10, density 0.05, N = 10⁴ … 10⁶): the tiled graph
+// costs ~0.2 ms to run at all, the transforms ~0.04 ms. With them fft wins
+// at every measured size; tiled wins when H touches few columns (very
+// sparse H, or M small) and N is large.
+constexpr double tiled_fixed_s = 2.0e-4;
+constexpr double tiled_unit_s = 5.3e-13;
+constexpr double fft_fixed_s = 4.0e-5;
+constexpr double fft_unit_s = 2.8e-12;
 Method choose_method(int64_t n, int64_t m, int64_t l, int64_t union_columns);
 
 }  // namespace tiledqr::enkf

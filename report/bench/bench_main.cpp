@@ -154,7 +154,7 @@ int bench_main(int argc, char** argv) {
   std::string backend_list = "lapack", tree_list = "flat", thread_list = "1", tile_list = "32";
   std::string executor_list = "1", weight_list = "1";
   int warmup = 1, repeats = 10, inner_block = 0;
-  double budget = 20, case_limit = 0;
+  double budget = 20, case_limit = 0, check_limit = 0;
   bool resume = false, no_check = false, list_only = false;
   std::string commit;
   std::string preset_help = "a named sweep:";
@@ -178,6 +178,10 @@ int bench_main(int argc, char** argv) {
   app.add_option("--case-limit", case_limit,
                  "skip a case when one run is predicted to take longer than this many seconds, from the "
                  "last measured case of its family (stage, knobs, square or same m) scaled by flops; 0: never")
+      ->check(CLI::NonNegativeNumber);
+  app.add_option("--check-limit", check_limit,
+                 "compute residuals only where m·n² is at most this (the host check forms Q: O(m·n²)); 0: "
+                 "the preset's or --no-check's choice")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--out", out, "CSV file to write (default bench.csv)");
   app.add_flag("--resume", resume, "keep the CSV and skip the cases it already holds");
@@ -232,7 +236,8 @@ int bench_main(int argc, char** argv) {
       normalize(c);
       c.warmup = warmup;
       c.repeats = std::max(1, repeats);
-      c.check = c.check && !no_check;
+      c.check = c.check && !no_check &&
+                (check_limit <= 0 || double(c.m) * double(c.n) * double(c.n) <= check_limit);
       if (seen.insert(case_key(c)).second) unique_cases.push_back(c);
     }
     cases = unique_cases;

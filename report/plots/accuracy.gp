@@ -14,13 +14,19 @@ do for [measure in 'residual orthogonality'] {
   c = measure eq 'residual' ? col_residual : col_orthogonality
   set title measure eq 'residual' ? '‖A − QR‖_F / (‖A‖_F n ε)' : '‖I − Q^TQ‖_F / (n ε)'
   set ylabel measure
+  eval keep('$a1', cpu, "sq('fr1') && is(col_backend, 'reference')", 'column(col_n)', 'column(c)')
+  eval keep('$a2', threads, "sq('fr2') && column(col_threads) == most", 'column(col_n)', 'column(c)')
+  eval keep('$a3', cpu, "sq('lapack')", 'column(col_n)', 'column(c)')
+  eval keep('$a4', gpu3, "sq('fr3') && column(col_exec) == 1 && column(col_weight) == 1", 'column(col_n)', 'column(c)')
+  eval keep('$a5', gpu4, "sq('fr4') && is(col_tree, 'flat')", 'column(col_n)', 'column(c)')
+  eval keep('$a6', gpu4, "sq('cusolver')", 'column(col_n)', 'column(c)')
   plot [][1e-3:100] \
-    cpu using (sq('fr1') && is(col_backend, 'reference') ? column(col_n) : 1/0):c smooth unique w lp lt 1 t 'FR1 reference', \
-    threads using (sq('fr2') && column(col_threads) == most ? column(col_n) : 1/0):c smooth unique w lp lt 2 t 'FR2', \
-    cpu using (sq('lapack') ? column(col_n) : 1/0):c smooth unique w lp lt 8 t 'LAPACK', \
-    gpu3 using (sq('fr3') && column(col_exec) == 1 && column(col_weight) == 1 ? column(col_n) : 1/0):c smooth unique w lp lt 3 t 'FR3', \
-    gpu4 using (sq('fr4') && is(col_tree, 'flat') ? column(col_n) : 1/0):c smooth unique w lp lt 4 t 'FR4', \
-    gpu4 using (sq('cusolver') ? column(col_n) : 1/0):c smooth unique w lp lt 7 t 'cuSOLVER', \
+    $a1 using 1:2 smooth unique w lp lt 1 t 'FR1 reference', \
+    $a2 using 1:2 smooth unique w lp lt 2 t 'FR2', \
+    $a3 using 1:2 smooth unique w lp lt 8 t 'LAPACK', \
+    $a4 using 1:2 smooth unique w lp lt 3 t 'FR3', \
+    $a5 using 1:2 smooth unique w lp lt 4 t 'FR4', \
+    $a6 using 1:2 smooth unique w lp lt 7 t 'cuSOLVER', \
     50 w l dt 2 lc rgb '#444444' t 'bound 50'
 }
 unset multiplot

@@ -31,3 +31,13 @@ set linetype 8 lc rgb '#ff7f0e' pt 6 ps 1.3   # LAPACK 1 thread
 set linetype 9 lc rgb '#7f7f7f' pt 8 ps 1.3   # LAPACK all threads
 
 is(c, text) = strcol(c) eq text
+
+# keep(name, file, condition, x, y): a command (for eval) that fills the
+# datablock `name` with (x, y) of the rows of `file` where `condition`
+# holds. A series plotted from its own block is one contiguous line; rows
+# filtered out with 1/0 would break it wherever other series' rows lie
+# between.
+#   eval keep('$fr4', gpu4, "is(col_stage, 'fr4')", 'column(col_n)', 'column(col_median)')
+# (A last row "NaN,NaN", never drawn, keeps the block defined when no row
+# meets the condition.)
+keep(name, file, condition, x, y) = sprintf("set table %s separator comma; plot '%s' using (%s):(%s) with table if (%s); unset table; set print %s append; print 'NaN,NaN'; unset print", name, file, x, y, condition, name)

@@ -18,7 +18,7 @@ for name in time_square time_tall_skinny speedup_cusolver fr2_scaling fr3_knobs 
   done
 done
 columns="machine,gpu,date,commit,stage,backend,tree,tile,inner_block,threads,executors_per_sm,weight,m,n,precision,repeats,seconds_median,seconds_min,seconds_max,gflops,residual,orthogonality"
-for csv in fr1_cpu fr2_cpu fr3_gpu fr3_knobs fr4_qr quick; do
+for csv in fr1_cpu fr2_cpu fr2_cpu_2core fr3_gpu fr3_knobs fr4_qr quick; do
   file="$root/report/data/$csv.csv"
   header=$(awk '!/^#/ { print; exit }' "$file")
   if [ "$header" != "$columns" ]; then echo "FAIL: $csv.csv columns: $header"; status=1; fi

@@ -15,7 +15,9 @@
 #include <utility>
 #include <vector>
 
+#include "checks.hpp"
 #include "dense_matrix.hpp"
+#include "factorization.hpp"
 #include "test_support.hpp"
 
 namespace tiledqr::testing {
@@ -105,6 +107,21 @@ inline std::string dlatms_name(double cond, int mode) {
   char what[64];
   std::snprintf(what, sizeof what, "dlatms cond %.0e mode %d dist %c", cond, mode, mode % 2 == 0 ? 'N' : 'U');
   return what;
+}
+
+// The pass rule of every hard matrix, whatever stage factored it:
+// ‖A − QR‖_F / (‖A‖_F·n·ε) < 50 and ‖I − QᵀQ‖_F / (n·ε) < 50
+// (common/checks.hpp), and no Inf or NaN in the tiles, the T factors, R or Q.
+template <typename T>
+void expect_stable_factorization(const DenseMatrix<T>& a, const Factorization<T>& f) {
+  EXPECT_TRUE(all_finite(f.tiles.data));
+  EXPECT_TRUE(all_finite(f.t_local));
+  EXPECT_TRUE(all_finite(f.t_merge));
+  EXPECT_TRUE(all_finite(f.r().data));
+  EXPECT_TRUE(all_finite(f.thin_q().data));
+  const Residuals res = check_factorization(a.data.data(), a.rows, a.cols, a.ld(), f);
+  EXPECT_LT(res.residual, 50);
+  EXPECT_LT(res.orthogonality, 50);
 }
 
 // Every hard double matrix of the issue, m x n where the kind allows it

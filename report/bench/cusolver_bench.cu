@@ -7,13 +7,13 @@
 #include <lapacke.h>
 
 #include <algorithm>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "bench_case.hpp"
 #include "checks.hpp"
 #include "cuda_check.hpp"
+#include "gpu_bench_support.hpp"
 #include "gpu_qr.hpp"
 
 namespace tiledqr::bench {
@@ -22,16 +22,6 @@ namespace {
 void check_solver(cusolverStatus_t status, const char* what) {
   if (status != CUSOLVER_STATUS_SUCCESS)
     throw GpuError(std::string(what) + ": cuSOLVER status " + std::to_string(int(status)));
-}
-
-// The driver's matrix: uniform in [-1, 1) from mt19937_64(seed), as every stage draws it.
-template <typename T>
-std::vector<T> random_input(const BenchCase& c) {
-  std::vector<T> a(checked_elements({c.m, c.n}, sizeof(T), "benchmark matrix"));
-  std::mt19937_64 engine(c.seed);
-  std::uniform_real_distribution<double> uniform(-1, 1);
-  for (T& x : a) x = T(uniform(engine));
-  return a;
 }
 
 cusolverStatus_t geqrf_buffer_size(cusolverDnHandle_t h, int m, int n, double* a, int* lwork) {
@@ -61,42 +51,28 @@ struct SolverHandle {
   ~SolverHandle() { cusolverDnDestroy(handle); }
 };
 
-struct EventPair {
-  cudaEvent_t start = nullptr, stop = nullptr;
-  EventPair() {
-    gpu::check(cudaEventCreate(&start), "cudaEventCreate");
-    gpu::check(cudaEventCreate(&stop), "cudaEventCreate");
-  }
-  ~EventPair() {
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-  }
-};
-
 template <typename T>
 BenchOutcome run_cusolver(const BenchCase& c) {
   if (!gpu::device_available()) throw NoDevice{"no CUDA device"};
   const std::vector<T> a = random_input<T>(c);
   const int m = int(c.m), n = int(c.n), k = std::min(m, n);
-  gpu::DeviceBuffer<T> d_original(a.size(), "benchmark matrix"), d_a(a.size(), "benchmark matrix");
-  gpu::check(cudaMemcpy(d_original.get(), a.data(), a.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
+  const gpu::DeviceBuffer<T> d_original = upload(a);
+  gpu::DeviceBuffer<T> d_a(a.size(), "benchmark matrix");
   const SolverHandle solver;
   int lwork = 0;
   check_solver(geqrf_buffer_size(solver.handle, m, n, d_a.get(), &lwork), "geqrf_bufferSize");
   gpu::DeviceBuffer<T> d_work(size_t(std::max(lwork, 1)), "geqrf workspace"), d_tau(size_t(k), "tau");
   gpu::DeviceBuffer<int> d_info(1, "info");
-  const EventPair events;
+  EventTimer timer;
   BenchOutcome out;
   out.device = gpu::device_name();
   for (int r = -c.warmup; r < c.repeats; ++r) {
     gpu::check(cudaMemcpy(d_a.get(), d_original.get(), a.size() * sizeof(T), cudaMemcpyDeviceToDevice), "copy");
-    gpu::check(cudaEventRecord(events.start), "cudaEventRecord");
+    timer.start();
     check_solver(geqrf(solver.handle, m, n, d_a.get(), d_tau.get(), d_work.get(), lwork, d_info.get()), "geqrf");
-    gpu::check(cudaEventRecord(events.stop), "cudaEventRecord");
-    gpu::check(cudaEventSynchronize(events.stop), "geqrf");
-    float ms = 0;
-    gpu::check(cudaEventElapsedTime(&ms, events.start, events.stop), "cudaEventElapsedTime");
-    if (r >= 0) out.seconds.push_back(ms * 1e-3);
+    timer.stop();
+    const double seconds = timer.seconds();
+    if (r >= 0) out.seconds.push_back(seconds);
   }
   int info = 0;
   gpu::check(cudaMemcpy(&info, d_info.get(), sizeof info, cudaMemcpyDeviceToHost), "info");

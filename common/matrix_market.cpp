@@ -488,32 +488,16 @@ struct FileCloser {
 
 // 9 and 17 significant digits are the fewest that always round-trip float
 // and double through decimal text.
-int print_value(std::FILE* f, float v) { return std::fprintf(f, "%.9g\n", static_cast<double>(v)); }
-int print_value(std::FILE* f, double v) { return std::fprintf(f, "%.17g\n", v); }
+int print_value(char* text, size_t size, float v) { return std::snprintf(text, size, "%.9g\n", double(v)); }
+int print_value(char* text, size_t size, double v) { return std::snprintf(text, size, "%.17g\n", v); }
 
-int errno_or_eio() { return errno != 0 ? errno : EIO; }
-
-// Writes the whole file to `f` and pushes it to the disk. Returns 0, or the
-// errno value of the first failure.
 template <typename T>
-int write_array(std::FILE* f, const T* a, int64_t rows, int64_t cols, int64_t lda) {
-  errno = 0;
-  const std::string header =
-      "%%MatrixMarket matrix array real general\n" + std::to_string(rows) + " " + std::to_string(cols) + "\n";
-  if (std::fputs(header.c_str(), f) < 0) return errno_or_eio();
-  for (int64_t j = 0; j < cols; ++j) {
-    for (int64_t i = 0; i < rows; ++i) {
-      if (print_value(f, a[i + j * lda]) < 0) return errno_or_eio();
-    }
+void check_shape(const std::string& name, const T* a, int64_t rows, int64_t cols, int64_t lda) {
+  if (rows < 0 || cols < 0 || lda < std::max<int64_t>(1, rows)) {
+    throw InputError(name + ": cannot write a " + shape(rows, cols) + " matrix with leading dimension " +
+                     std::to_string(lda));
   }
-  // fsync so that the rename below can never expose a file whose data is not
-  // yet on the disk.
-  if (std::fflush(f) != 0 || ::fsync(fileno(f)) != 0) return errno_or_eio();
-  return 0;
-}
-
-[[noreturn]] void throw_write_error(const std::string& path, int err) {
-  throw InputError(path + ": cannot write: " + std::strerror(err));
+  if (a == nullptr && rows > 0 && cols > 0) throw InputError(name + ": cannot write: no matrix data");
 }
 
 }  // namespace
@@ -534,29 +518,28 @@ DenseMatrix<double> parse_matrix_market(const std::string& text, const std::stri
 }
 
 template <typename T>
-void write_matrix_market(const std::string& path, const T* a, int64_t rows, int64_t cols,
-                         int64_t lda) {
+void write_matrix_market(OutputFile& out, const T* a, int64_t rows, int64_t cols, int64_t lda) {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "float or double only");
-  if (rows < 0 || cols < 0 || lda < std::max<int64_t>(1, rows)) {
-    throw InputError(path + ": cannot write a " + shape(rows, cols) + " matrix with leading dimension " +
-                     std::to_string(lda));
-  }
-  if (a == nullptr && rows > 0 && cols > 0) throw InputError(path + ": cannot write: no matrix data");
-
-  // Everything goes to a temporary name first; only a complete file is renamed
-  // into place.
-  const std::string tmp = path + ".tmp";
-  std::FILE* f = std::fopen(tmp.c_str(), "w");
-  if (f == nullptr) throw_write_error(path, errno);
-  int err = write_array(f, a, rows, cols, lda);
-  if (std::fclose(f) != 0 && err == 0) err = errno_or_eio();
-  if (err == 0 && std::rename(tmp.c_str(), path.c_str()) != 0) err = errno_or_eio();
-  if (err != 0) {
-    std::remove(tmp.c_str());
-    throw_write_error(path, err);
-  }
+  check_shape(out.name(), a, rows, cols, lda);
+  out.write("%%MatrixMarket matrix array real general\n" + std::to_string(rows) + " " + std::to_string(cols) + "\n");
+  char text[64];
+  for (int64_t j = 0; j < cols; ++j)
+    for (int64_t i = 0; i < rows; ++i) {
+      const int length = print_value(text, sizeof text, a[i + j * lda]);
+      out.write(std::string_view(text, size_t(length)));
+    }
 }
 
+template <typename T>
+void write_matrix_market(const std::string& path, const T* a, int64_t rows, int64_t cols,
+                         int64_t lda) {
+  check_shape(path, a, rows, cols, lda);
+  const OutputTarget target = check_output_path("", path);
+  write_outputs({{target, [&](OutputFile& out) { write_matrix_market(out, a, rows, cols, lda); }}});
+}
+
+template void write_matrix_market<float>(OutputFile&, const float*, int64_t, int64_t, int64_t);
+template void write_matrix_market<double>(OutputFile&, const double*, int64_t, int64_t, int64_t);
 template void write_matrix_market<float>(const std::string&, const float*, int64_t, int64_t, int64_t);
 template void write_matrix_market<double>(const std::string&, const double*, int64_t, int64_t, int64_t);
 

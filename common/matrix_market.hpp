@@ -19,6 +19,7 @@
 #include <string>
 
 #include "dense_matrix.hpp"
+#include "output_file.hpp"
 
 namespace tiledqr {
 
@@ -35,13 +36,19 @@ DenseMatrix<double> parse_matrix_market(const std::string& text, const std::stri
 
 // Writes the rows x cols column-major matrix `a` (leading dimension lda) as
 // `array real general`: %.17g for double, %.9g for float, which is enough to
-// round-trip. The data goes to "<path>.tmp", which is renamed to `path` only
-// once it is complete, so a failed write leaves neither a partial file nor a
-// changed `path`. Throws InputError, naming the path and the errno text, when
-// the file cannot be written, and for a negative size or lda < max(1, rows).
-// Instantiated for float and double.
+// round-trip. The file is written as output_file.hpp says: through a unique
+// temporary renamed in only once complete (a device or FIFO in place), so a
+// failed write leaves `path` as it was and no temporary behind. Throws
+// InputError, naming the path and the errno text, when the file cannot be
+// written, and for a negative size or lda < max(1, rows). Instantiated for
+// float and double.
 template <typename T>
 void write_matrix_market(const std::string& path, const T* a, int64_t rows, int64_t cols,
                          int64_t lda);
+
+// The same text written to an open output, one of a set that a program
+// writes all or none (write_outputs).
+template <typename T>
+void write_matrix_market(OutputFile& out, const T* a, int64_t rows, int64_t cols, int64_t lda);
 
 }  // namespace tiledqr

@@ -9,7 +9,6 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <random>
 #include <sstream>
@@ -19,6 +18,8 @@
 #include "checks.hpp"
 #include "errors.hpp"
 #include "matrix_market.hpp"
+#include "output_file.hpp"
+#include "strict_numbers.hpp"
 
 namespace tiledqr {
 namespace {
@@ -39,30 +40,6 @@ struct RunConfig {
   bool tree_given = false;  // --tree on the command line; else the stage picks by shape
   std::string output_r, output_q, rhs, output_x, trace;
 };
-
-// CLI11 2.1 converts integer options with strtoll/strtoull in base 0, so
-// "010" would silently mean 8 and "0x10" 16, a value beyond 64 bits would be
-// clamped to the largest one, and "-1" would wrap to 2^64 - 1 for the seed.
-// Sizes, counts and seeds are decimal: this transform lets through only an
-// optional '-' (where `negative_allowed`) and digits that fit in 64 bits,
-// and drops leading zeros so that CLI11 reads the rest as decimal.
-CLI::Validator decimal_integer(bool negative_allowed) {
-  auto check = [negative_allowed](std::string& text) -> std::string {
-    const bool negative = !text.empty() && text[0] == '-';
-    const std::string digits = text.substr(negative ? 1 : 0);
-    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos ||
-        (negative && !negative_allowed))
-      return "'" + text + "' is not a decimal integer" + (negative_allowed ? "" : " >= 0");
-    errno = 0;
-    if (negative) static_cast<void>(std::strtoll(text.c_str(), nullptr, 10));
-    else static_cast<void>(std::strtoull(text.c_str(), nullptr, 10));
-    if (errno == ERANGE) return "'" + text + "' does not fit in 64 bits";
-    const size_t first_digit = std::min(digits.find_first_not_of('0'), digits.size() - 1);
-    text = (negative ? "-" : "") + digits.substr(first_digit);
-    return "";
-  };
-  return CLI::Validator(check, "");
-}
 
 // Peak resident memory of this process so far, in MiB.
 double peak_rss_mib() {
@@ -116,24 +93,31 @@ void check_finite(const DenseMatrix<T>& a, const std::string& what, bool allow) 
                          "); use --allow-nonfinite to factor it anyway");
 }
 
-void write_trace(const std::string& path, const std::vector<TaskRecord>& trace) {
-  const std::string temporary = path + ".tmp";
-  {
-    std::ofstream out(temporary);
-    if (!out) throw InputError("cannot write trace file '" + path + "'");
-    out << "kind,k,i,j,piv,worker,start_ns,end_ns\n";
-    for (const TaskRecord& r : trace)
-      out << task_kind_name(r.task.kind) << ',' << r.task.k << ',' << r.task.i << ','
-          << r.task.j << ',' << r.task.piv << ',' << r.worker << ',' << r.start_ns << ','
-          << r.end_ns << '\n';
-    if (!out) throw InputError("cannot write trace file '" + path + "'");
-  }
-  if (std::rename(temporary.c_str(), path.c_str()) != 0)
-    throw InputError("cannot write trace file '" + path + "'");
+void write_trace(OutputFile& out, const std::vector<TaskRecord>& trace) {
+  out.write("kind,k,i,j,piv,worker,start_ns,end_ns\n");
+  for (const TaskRecord& r : trace)
+    out.write(std::string(task_kind_name(r.task.kind)) + ',' + std::to_string(r.task.k) + ',' +
+              std::to_string(r.task.i) + ',' + std::to_string(r.task.j) + ',' + std::to_string(r.task.piv) +
+              ',' + std::to_string(r.worker) + ',' + std::to_string(r.start_ns) + ',' +
+              std::to_string(r.end_ns) + '\n');
+}
+
+// The outputs a run writes, checked before the input is read.
+struct StageOutputs {
+  OutputTarget r, q, x, trace;
+};
+
+StageOutputs check_stage_outputs(const RunConfig& config) {
+  StageOutputs out{check_output_path("--output-r", config.output_r),
+                   check_output_path("--output-q", config.output_q),
+                   check_output_path("--output-x", config.output_x),
+                   check_output_path("--trace", config.trace)};
+  check_distinct_outputs({out.r, out.q, out.x, out.trace});
+  return out;
 }
 
 template <typename T>
-int run(const RunConfig& config, const StageDescription& stage,
+int run(const RunConfig& config, const StageOutputs& outputs, const StageDescription& stage,
         const FactorFunction<T>& factor_function) {
   DenseMatrix<T> a;
   std::string source;
@@ -213,16 +197,22 @@ int run(const RunConfig& config, const StageDescription& stage,
               << res.orthogonality << " (tolerance " << config.tolerance << ")\n";
     return exit_code::check_failed;
   }
-  if (!config.output_r.empty()) {
+  // All outputs or none: each is written whole to a temporary, then all are renamed in.
+  std::vector<OutputJob> jobs;
+  auto add = [&jobs](const OutputTarget& target, std::function<void(OutputFile&)> write) {
+    if (target.requested()) jobs.push_back({target, std::move(write)});
+  };
+  add(outputs.r, [&](OutputFile& out) {
     const DenseMatrix<T> r = f.r();
-    write_matrix_market(config.output_r, r.data.data(), r.rows, r.cols, r.ld());
-  }
-  if (!config.output_q.empty()) {
+    write_matrix_market(out, r.data.data(), r.rows, r.cols, r.ld());
+  });
+  add(outputs.q, [&](OutputFile& out) {
     const DenseMatrix<T> q = f.thin_q();
-    write_matrix_market(config.output_q, q.data.data(), q.rows, q.cols, q.ld());
-  }
-  if (!config.output_x.empty()) write_matrix_market(config.output_x, x.data.data(), x.rows, x.cols, x.ld());
-  if (!config.trace.empty()) write_trace(config.trace, f.trace);
+    write_matrix_market(out, q.data.data(), q.rows, q.cols, q.ld());
+  });
+  add(outputs.x, [&](OutputFile& out) { write_matrix_market(out, x.data.data(), x.rows, x.cols, x.ld()); });
+  add(outputs.trace, [&](OutputFile& out) { write_trace(out, f.trace); });
+  write_outputs(jobs);
   return exit_code::ok;
 }
 
@@ -247,8 +237,9 @@ int stage_main(int argc, char** argv, const StageDescription& stage) {
       ->check(CLI::IsMember({"double", "float"}));
   app.add_option("--seed", config.seed, "seed of the random matrix (default 42)")
       ->transform(unsigned_decimal);
-  app.add_option("--threads", config.options.threads, "worker threads (0: all hardware threads)")
-      ->transform(signed_decimal);
+  auto* threads_option =
+      app.add_option("--threads", config.options.threads, "worker threads (0: all hardware threads)")
+          ->transform(signed_decimal);
   auto* tree_option = app.add_option("--tree", config.tree,
                                      "elimination tree: flat, binary or greedy (default: the stage's choice by shape)")
       ->check(CLI::IsMember({"flat", "binary", "greedy"}));
@@ -256,7 +247,8 @@ int stage_main(int argc, char** argv, const StageDescription& stage) {
       app.add_option("--backend", config.backend, "tile kernels: reference or lapack (default lapack)")
       ->check(CLI::IsMember({"reference", "lapack"}));
   app.add_flag("--check", config.check, "exit 3 when a residual exceeds the tolerance");
-  app.add_option("--tolerance", config.tolerance, "tolerance of --check (default 50)");
+  app.add_option("--tolerance", config.tolerance, "tolerance of --check (default 50)")
+      ->transform(finite_real());
   app.add_option("--output-r", config.output_r, "write R (min(m,n) x n) as Matrix Market");
   app.add_option("--output-q", config.output_q, "write the thin Q (m x min(m,n)) as Matrix Market");
   auto* rhs_option = app.add_option("--rhs", config.rhs, "right-hand sides B (m x k), Matrix Market");
@@ -297,9 +289,15 @@ int stage_main(int argc, char** argv, const StageDescription& stage) {
     config.options.trace = !config.trace.empty();
     if (stage.uses_threads && config.options.threads == 0)
       config.options.threads = int(std::max(1u, std::thread::hardware_concurrency()));
+    if (!stage.uses_threads && threads_option->count() > 0 && config.options.threads != 1)
+      throw InputError(stage.name + (stage.device == "cpu" ? " is serial" : " runs its tasks on the GPU") +
+                       ": --threads " + std::to_string(config.options.threads) +
+                       " does not apply (fr2_threaded is the threaded CPU stage)");
     if (!stage.uses_threads) config.options.threads = 1;
-    if (config.precision == "float") return run<float>(config, stage, stage.factor_float);
-    return run<double>(config, stage, stage.factor_double);
+    // Outputs are checked before the input is read or anything is computed.
+    const StageOutputs outputs = check_stage_outputs(config);
+    if (config.precision == "float") return run<float>(config, outputs, stage, stage.factor_float);
+    return run<double>(config, outputs, stage, stage.factor_double);
   } catch (const InputError& e) {
     std::cerr << stage.name << ": error: " << e.what() << "\n";
     return exit_code::bad_input;

@@ -12,15 +12,21 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <limits>
 #include <map>
 #include <sstream>
 #include <thread>
+#include <tuple>
+#include <utility>
 
 #include "cpu_stages.hpp"
 #include "csv_log.hpp"
 #include "errors.hpp"
+#include "options.hpp"
+#include "output_file.hpp"
 #include "presets.hpp"
 #include "run_time_forecast.hpp"
+#include "strict_numbers.hpp"
 
 namespace tiledqr::bench {
 namespace {
@@ -137,13 +143,49 @@ void normalize(BenchCase& c) {
   }
 }
 
-std::vector<std::string> split(const std::string& text) {
+// The items of a comma list option; an empty list or item is refused.
+std::vector<std::string> split(const std::string& text, const std::string& option) {
   std::vector<std::string> parts;
   std::stringstream in(text);
   std::string part;
-  while (std::getline(in, part, ','))
-    if (!part.empty()) parts.push_back(part);
+  while (std::getline(in, part, ',')) parts.push_back(part);
+  if (!text.empty() && text.back() == ',') parts.emplace_back();
+  for (const std::string& p : parts)
+    if (p.empty()) throw InputError(option + ": empty item in '" + text + "'");
+  if (parts.empty()) throw InputError(option + ": empty list");
   return parts;
+}
+
+std::vector<int> counts(const std::string& text, const std::string& option) {
+  std::vector<int> values;
+  for (const std::string& item : split(text, option))
+    values.push_back(int(parse_integer(item, option, 1, std::numeric_limits<int>::max())));
+  return values;
+}
+
+// "MxN" with both decimal and >= 1.
+std::pair<int64_t, int64_t> parse_shape(const std::string& text) {
+  const size_t x = text.find('x');
+  if (x == std::string::npos) throw InputError("--shapes: bad shape '" + text + "' (expected MxN)");
+  const int64_t most = std::numeric_limits<int64_t>::max();
+  return {parse_integer(text.substr(0, x), "--shapes: rows of '" + text + "'", 1, most),
+          parse_integer(text.substr(x + 1), "--shapes: columns of '" + text + "'", 1, most)};
+}
+
+// The CSV log. Rows are appended as cases finish, so a stopped run keeps
+// them for --resume; a new log first replaces the file whole with just its
+// header (a device or FIFO gets the header in place). Every write is checked.
+OutputFile open_log(const OutputTarget& target, const ResumeState& kept, const std::string& header) {
+  if (!kept.exists && target.kind == OutputKind::replace) {
+    OutputFile fresh(target);
+    fresh.write(header);
+    fresh.commit();
+  }
+  OutputFile log(target, OutputFile::Mode::append);
+  if (kept.needs_newline) log.write("\n");
+  if (kept.exists ? !kept.has_header : target.kind == OutputKind::in_place) log.write(header);
+  log.flush();
+  return log;
 }
 
 }  // namespace
@@ -171,17 +213,21 @@ int bench_main(int argc, char** argv) {
   app.add_option("--tiles", tile_list, "tile sizes (comma list)");
   app.add_option("--executors", executor_list, "FR3 executors per SM (comma list)");
   app.add_option("--weights", weight_list, "FR3 round-robin weights of tsqrt/tsmqr (comma list)");
-  app.add_option("--inner-block", inner_block, "ib of the lapack backend (0: min(tile, 32))");
-  app.add_option("--warmup", warmup, "warm-up runs per case (default 1)");
-  app.add_option("--repeats", repeats, "timed runs per case at most (default 10)");
-  app.add_option("--budget", budget, "seconds of timed runs per case at most (default 20)");
+  const CLI::Validator count = decimal_integer(false);
+  app.add_option("--inner-block", inner_block, "ib of the lapack backend (0: min(tile, 32))")->transform(count);
+  app.add_option("--warmup", warmup, "warm-up runs per case (default 1)")->transform(count);
+  app.add_option("--repeats", repeats, "timed runs per case at most (default 10)")->transform(count);
+  app.add_option("--budget", budget, "seconds of timed runs per case at most (default 20)")
+      ->transform(finite_real());
   app.add_option("--case-limit", case_limit,
                  "skip a case when one run is predicted to take longer than this many seconds, from the "
                  "last measured case of its family (stage, knobs, square or same m) scaled by flops; 0: never")
+      ->transform(finite_real())
       ->check(CLI::NonNegativeNumber);
   app.add_option("--check-limit", check_limit,
                  "compute residuals only where m·n² is at most this (the host check forms Q: O(m·n²)); 0: "
                  "the preset's or --no-check's choice")
+      ->transform(finite_real())
       ->check(CLI::NonNegativeNumber);
   app.add_option("--out", out, "CSV file to write (default bench.csv)");
   app.add_flag("--resume", resume, "keep the CSV and skip the cases it already holds");
@@ -190,8 +236,11 @@ int bench_main(int argc, char** argv) {
   app.add_option("--commit", commit, "commit to record (default: git describe of the working tree)");
   try {
     app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e) == 0 ? 0 : exit_code::bad_input;
+    std::cerr << "tiledqr_bench: " << e.what() << "\nRun with --help for more information.\n";
+    return exit_code::bad_input;
   }
 
   try {
@@ -203,28 +252,39 @@ int bench_main(int argc, char** argv) {
     } else {
       if (stage_list.empty() || shape_list.empty())
         throw InputError("give --preset, or --stages and --shapes");
-      for (const std::string& stage : split(stage_list)) {
+      const std::vector<int> threads = counts(thread_list, "--threads"), tiles = counts(tile_list, "--tiles"),
+                             executors = counts(executor_list, "--executors");
+      std::vector<double> weights;
+      for (const std::string& weight : split(weight_list, "--weights"))
+        weights.push_back(parse_real(weight, "--weights", 0, true));
+      const std::vector<std::string> precisions = split(precision_list, "--precisions"),
+                                     backends = split(backend_list, "--backends"), trees = split(tree_list, "--trees");
+      for (const std::string& precision : precisions)
+        if (precision != "double" && precision != "float")
+          throw InputError("--precisions: unknown precision '" + precision + "' (expected double or float)");
+      for (const std::string& backend : backends) parse_backend(backend);
+      for (const std::string& tree : trees) parse_tree(tree);
+      for (const std::string& stage : split(stage_list, "--stages")) {
         if (!stages().count(stage)) throw InputError("unknown stage '" + stage + "'");
-        for (const std::string& shape : split(shape_list)) {
+        for (const std::string& shape : split(shape_list, "--shapes")) {
           BenchCase c;
           c.stage = stage;
-          if (std::sscanf(shape.c_str(), "%ldx%ld", &c.m, &c.n) != 2 || c.m < 1 || c.n < 1)
-            throw InputError("bad shape '" + shape + "' (expected MxN)");
-          for (const std::string& precision : split(precision_list))
-            for (const std::string& backend : split(backend_list))
-              for (const std::string& tree : split(tree_list))
-                for (const std::string& threads : split(thread_list))
-                  for (const std::string& tile : split(tile_list))
-                    for (const std::string& executors : split(executor_list))
-                      for (const std::string& weight : split(weight_list)) {
+          std::tie(c.m, c.n) = parse_shape(shape);
+          for (const std::string& precision : precisions)
+            for (const std::string& backend : backends)
+              for (const std::string& tree : trees)
+                for (const int thread_count : threads)
+                  for (const int tile : tiles)
+                    for (const int executor_count : executors)
+                      for (const double weight : weights) {
                         c.precision = precision;
                         c.backend = backend;
                         c.tree = tree;
-                        c.threads = std::stoi(threads);
-                        c.tile = std::stoi(tile);
+                        c.threads = thread_count;
+                        c.tile = tile;
                         c.inner_block = inner_block;
-                        c.executors_per_sm = std::stoi(executors);
-                        c.double_task_weight = std::stod(weight);
+                        c.executors_per_sm = executor_count;
+                        c.double_task_weight = weight;
                         cases.push_back(c);
                       }
         }
@@ -246,17 +306,14 @@ int bench_main(int argc, char** argv) {
       return 0;
     }
 
-    const std::set<std::string> done = resume ? completed_cases(out) : std::set<std::string>();
-    const bool append = resume && std::ifstream(out).good();
-    std::ofstream csv(out, append ? std::ios::app : std::ios::trunc);
-    if (!csv) throw InputError("cannot write '" + out + "'");
-    if (!append) {
-      csv << "# tiledqr_bench";
-      for (int a = 1; a < argc; ++a) csv << ' ' << argv[a];
-      csv << "\n";
-      for (size_t i = 0; i < csv_columns().size(); ++i) csv << (i ? "," : "") << csv_columns()[i];
-      csv << "\n" << std::flush;
-    }
+    // The CSV is checked before any case runs; --resume reads what it holds.
+    const OutputTarget target = check_output_path("--out", out);
+    const ResumeState kept = resume && target.kind == OutputKind::replace ? read_for_resume(out) : ResumeState{};
+    const std::set<std::string>& done = kept.done;
+    std::string header = "# tiledqr_bench";
+    for (int a = 1; a < argc; ++a) header += std::string(" ") + argv[a];
+    header += "\n" + csv_header() + "\n";
+    OutputFile csv = open_log(target, kept, header);
     RunContext run = current_context();
     if (!commit.empty()) run.commit = commit;
     const auto start = std::chrono::steady_clock::now();
@@ -285,30 +342,40 @@ int bench_main(int argc, char** argv) {
                   << predicted << " s > --case-limit " << case_limit << "\n";
         continue;
       }
+      BenchOutcome outcome;
       try {
-        const BenchOutcome outcome = measure(stages().at(c.stage), c, budget);
-        csv << csv_row(run, c, outcome) << "\n" << std::flush;
-        const Summary s = summarize(outcome.seconds);
-        forecast.record(c, s.median);
-        ++finished;
-        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        const double left = elapsed / double(index + 1) * double(cases.size() - index - 1);
-        char line[256];
-        std::snprintf(line, sizeof line, "[%zu/%zu] %s: median %.4g s over %zu runs, residual %.3g; %s elapsed, ~%s left\n",
-                      index + 1, cases.size(), what.c_str(), s.median, outcome.seconds.size(),
-                      outcome.residual, minutes(elapsed).c_str(), minutes(left).c_str());
-        std::cerr << line;
+        outcome = measure(stages().at(c.stage), c, budget);
       } catch (const NoDevice& e) {
         no_device_note = e.why;
         ++skipped;
         std::cerr << "[" << index + 1 << "/" << cases.size() << "] " << what << ": skipped, " << e.why
                   << " (all GPU cases will be skipped)\n";
+        continue;
       } catch (const std::exception& e) {
         ++failed;
         std::cerr << "[" << index + 1 << "/" << cases.size() << "] " << what << ": FAILED: " << e.what() << "\n";
+        continue;
       }
+      // Outside the try: a failed write ends the run (exit 2), it is not a failed case.
+      csv.write(csv_row(run, c, outcome) + "\n");
+      csv.flush();
+      const Summary s = summarize(outcome.seconds);
+      forecast.record(c, s.median);
+      ++finished;
+      const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      const double left = elapsed / double(index + 1) * double(cases.size() - index - 1);
+      char line[256];
+      std::snprintf(line, sizeof line, "[%zu/%zu] %s: median %.4g s over %zu runs, residual %.3g; %s elapsed, ~%s left\n",
+                    index + 1, cases.size(), what.c_str(), s.median, outcome.seconds.size(),
+                    outcome.residual, minutes(elapsed).c_str(), minutes(left).c_str());
+      std::cerr << line;
     }
-    for (const std::string& slow : too_slow) csv << "# skipped by --case-limit " << case_limit << ": " << slow << "\n";
+    for (const std::string& slow : too_slow) {
+      std::ostringstream note;
+      note << "# skipped by --case-limit " << case_limit << ": " << slow << "\n";
+      csv.write(note.str());
+    }
+    csv.finish();
     std::cerr << "tiledqr_bench: " << finished << " measured, " << skipped << " skipped, " << failed
               << " failed; wrote " << out << "\n";
     return failed ? 1 : 0;

@@ -1,12 +1,20 @@
+// The benchmark CSV: rows, resume keys and the checks --resume makes.
 #include "csv_log.hpp"
 
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
+#include <limits>
 #include <sstream>
 
 #include "checks.hpp"
+#include "errors.hpp"
+#include "strict_numbers.hpp"
 
 namespace tiledqr::bench {
 namespace {
@@ -63,39 +71,68 @@ std::string case_key(const BenchCase& c) {
   return key.str();
 }
 
-std::set<std::string> completed_cases(const std::string& path) {
-  std::set<std::string> keys;
-  std::ifstream in(path);
+std::string csv_header() {
   std::string line;
+  for (const std::string& column : csv_columns()) line += (line.empty() ? "" : ",") + column;
+  return line;
+}
+
+ResumeState read_for_resume(const std::string& path) {
+  ResumeState state;
+  std::ifstream in(path, std::ios::binary);
+  if (!in) {
+    if (::access(path.c_str(), F_OK) != 0) return state;
+    throw InputError(path + ": cannot read for --resume: " + std::strerror(errno));
+  }
+  std::ostringstream whole;
+  whole << in.rdbuf();
+  const std::string text = whole.str();
+  if (in.bad()) throw InputError(path + ": cannot read for --resume");
+  state.exists = true;
+  state.needs_newline = !text.empty() && text.back() != '\n';
   const auto& columns = csv_columns();
   auto index = [&](const char* name) {
     return size_t(std::find(columns.begin(), columns.end(), name) - columns.begin());
   };
-  bool header_seen = false;
-  while (std::getline(in, line)) {
+  std::istringstream lines(text);
+  std::string line;
+  for (int number = 1; std::getline(lines, line); ++number) {
+    if (!line.empty() && line.back() == '\r') line.pop_back();
     if (line.empty() || line[0] == '#') continue;
-    if (!header_seen) {
-      header_seen = true;
+    const std::string where = path + ":" + std::to_string(number);
+    if (!state.has_header) {
+      if (line != csv_header())
+        throw InputError(where + ": not a tiledqr_bench CSV (its header is not this driver's); --resume "
+                         "appends only to a file this driver wrote: give another --out");
+      state.has_header = true;
       continue;
     }
     const std::vector<std::string> f = split_row(line);
-    if (f.size() != columns.size()) continue;
+    if (f.size() != columns.size())
+      throw InputError(where + ": a row has " + std::to_string(f.size()) + " fields, the header " +
+                       std::to_string(columns.size()) + "; fix or delete the line, then --resume");
+    auto integer = [&](const char* name, int64_t min, int64_t max) {
+      return parse_integer(f[index(name)], where + ": column " + name, min, max);
+    };
     BenchCase c;
     c.stage = f[index("stage")];
     c.backend = f[index("backend")];
     c.tree = f[index("tree")];
-    c.tile = std::stoi(f[index("tile")]);
-    c.inner_block = std::stoi(f[index("inner_block")]);
-    c.threads = std::stoi(f[index("threads")]);
-    c.executors_per_sm = std::stoi(f[index("executors_per_sm")]);
-    c.double_task_weight = std::stod(f[index("weight")]);
-    c.m = std::stoll(f[index("m")]);
-    c.n = std::stoll(f[index("n")]);
+    const int64_t int_max = std::numeric_limits<int>::max();
+    c.tile = int(integer("tile", 0, int_max));
+    c.inner_block = int(integer("inner_block", 0, int_max));
+    c.threads = int(integer("threads", 0, int_max));
+    c.executors_per_sm = int(integer("executors_per_sm", 0, int_max));
+    c.double_task_weight = parse_real(f[index("weight")], where + ": column weight", 0, false);
+    c.m = integer("m", 1, std::numeric_limits<int64_t>::max());
+    c.n = integer("n", 1, std::numeric_limits<int64_t>::max());
     c.precision = f[index("precision")];
-    keys.insert(case_key(c));
+    state.done.insert(case_key(c));
   }
-  return keys;
+  return state;
 }
+
+std::set<std::string> completed_cases(const std::string& path) { return read_for_resume(path).done; }
 
 Summary summarize(std::vector<double> seconds) {
   std::sort(seconds.begin(), seconds.end());

@@ -24,7 +24,25 @@ struct RunContext {
 // changes what is measured.
 std::string case_key(const BenchCase& c);
 
-// Keys of the cases already in `path` (empty if it does not exist).
+// The header line: the columns joined by commas.
+std::string csv_header();
+
+// What --resume finds in an existing CSV.
+struct ResumeState {
+  bool exists = false;         // the file is there (and was read)
+  bool has_header = false;     // it holds this driver's header line
+  bool needs_newline = false;  // its last line lacks a newline: append one before a row
+  std::set<std::string> done;  // keys of the cases it holds
+};
+
+// Reads `path` for --resume; an absent file gives exists = false. Throws
+// InputError, naming the path and line, for a file that cannot be read, a
+// first non-comment line other than this driver's header (a foreign CSV),
+// and a row with the wrong number of fields or a malformed number.
+ResumeState read_for_resume(const std::string& path);
+
+// Keys of the cases already in `path` (empty if it does not exist); throws
+// as read_for_resume.
 std::set<std::string> completed_cases(const std::string& path);
 
 // One CSV row for a measured case (fields quoted where needed).

@@ -227,4 +227,8 @@ void write_outputs(const std::vector<OutputJob>& jobs) {
   for (OutputFile& file : written) file.commit();
 }
 
+void write_text_output(const std::string& option, const std::string& path, std::string_view text) {
+  write_outputs({{check_output_path(option, path), [text](OutputFile& out) { out.write(text); }}});
+}
+
 }  // namespace tiledqr

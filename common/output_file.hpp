@@ -105,4 +105,8 @@ struct OutputJob {
 // written before the failure keeps what it received).
 void write_outputs(const std::vector<OutputJob>& jobs);
 
+// One text output, checked and written as above:
+//   write_text_output("--traceback", path, text + "\n");
+void write_text_output(const std::string& option, const std::string& path, std::string_view text);
+
 }  // namespace tiledqr

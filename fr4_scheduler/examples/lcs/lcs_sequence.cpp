@@ -10,12 +10,32 @@
 #include "errors.hpp"
 
 namespace tiledqr::lcs {
+namespace {
+
+// Longest line read, as in the Matrix Market reader: a file without line
+// breaks (or /dev/zero) is refused instead of being read whole.
+constexpr size_t max_line_bytes = size_t(1) << 20;
+
+// The next line of `in` without its '\n'; false at the end of the file.
+bool read_line(std::istream& in, std::string& line, const std::string& path, int64_t number) {
+  line.clear();
+  char c = 0;
+  while (in.get(c) && c != '\n') {
+    if (line.size() == max_line_bytes)
+      throw InputError(path + ":" + std::to_string(number) + ": line is longer than " +
+                       std::to_string(max_line_bytes) + " bytes");
+    line += c;
+  }
+  return c == '\n' || !line.empty();
+}
+
+}  // namespace
 
 std::string read_sequence_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw InputError("cannot read sequence file '" + path + "': " + std::strerror(errno));
   std::string symbols, line;
-  while (std::getline(in, line)) {
+  for (int64_t number = 1; read_line(in, line, path, number); ++number) {
     if (!line.empty() && line[0] == '>') continue;  // FASTA header
     for (const char c : line)
       if (!std::isspace(static_cast<unsigned char>(c))) symbols += c;

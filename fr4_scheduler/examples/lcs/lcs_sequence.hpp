@@ -14,8 +14,9 @@ constexpr int64_t max_length = int64_t(1) << 30;
 
 // The symbols of `path`: every byte except whitespace, with lines that start
 // with '>' (FASTA headers) skipped, so a multi-record FASTA file gives its
-// records concatenated. Throws InputError when the file cannot be read or
-// holds more than max_length symbols.
+// records concatenated. Throws InputError when the file cannot be read,
+// holds more than max_length symbols or a line longer than 1 MiB
+// ("<path>:<line>: line is longer than 1048576 bytes").
 //   std::string a = read_sequence_file("chr1.fa");
 std::string read_sequence_file(const std::string& path);
 

@@ -16,7 +16,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <iostream>
 #include <sstream>
 
@@ -26,6 +25,7 @@
 #include "lcs_gpu.hpp"
 #include "lcs_model.hpp"
 #include "lcs_sequence.hpp"
+#include "output_file.hpp"
 
 namespace {
 
@@ -167,9 +167,7 @@ int run(const Config& config) {
     if (int64_t(common.size()) != length || !is_subsequence(common, a) || !is_subsequence(common, b))
       failures.push_back("the traceback (" + std::to_string(common.size()) +
                          " symbols) is not a common subsequence of the reported length");
-    std::ofstream out(config.traceback, std::ios::binary);
-    out << common << "\n";
-    if (!out) throw InputError("cannot write traceback file '" + config.traceback + "'");
+    write_text_output("--traceback", config.traceback, common + "\n");
     traceback_note = config.traceback;
   }
 

@@ -10,139 +10,25 @@
 // `class,stage,input,expected,outcome` of that CSV, holding the real exit
 // code and message (scripts/robustness-table writes
 // report/data/robustness.csv this way).
-#include <fcntl.h>
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdio>
-#include <cstdlib>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
+
+#include "child_process.hpp"
 
 namespace tiledqr {
 namespace {
 
-namespace fs = std::filesystem;
-
 std::string g_fr1_program, g_fr2_program;
-std::FILE* g_csv = nullptr;  // open when TILEDQR_ROBUSTNESS_CSV is set
 
 struct Stage {
   const char* name;
   const std::string* program;
 };
 const Stage kStages[] = {{"fr1_serial", &g_fr1_program}, {"fr2_threaded", &g_fr2_program}};
-
-// ---------------------------------------------------------------------------
-// Running a program
-
-struct Outcome {
-  bool exited = false;  // false: killed by a signal (abort, segfault, ...)
-  int code = -1;        // exit code, or the signal number
-  std::string out, err;
-};
-
-std::string slurp(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// Runs `program args...` in `dir` (so messages carry only file names), with
-// stdout and stderr captured in files of `dir`.
-Outcome run_in(const fs::path& dir, const std::string& program, const std::vector<std::string>& args) {
-  const fs::path out_path = dir / ".stdout", err_path = dir / ".stderr";
-  const pid_t child = fork();
-  if (child == 0) {
-    const int out = open(out_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    const int err = open(err_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    if (out < 0 || err < 0 || chdir(dir.c_str()) != 0) _exit(127);
-    dup2(out, 1);
-    dup2(err, 2);
-    std::vector<char*> argv;
-    argv.push_back(const_cast<char*>(program.c_str()));
-    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
-    argv.push_back(nullptr);
-    execv(program.c_str(), argv.data());
-    _exit(127);
-  }
-  Outcome o;
-  int status = 0;
-  if (child < 0 || waitpid(child, &status, 0) != child) return o;
-  o.exited = WIFEXITED(status);
-  o.code = o.exited ? WEXITSTATUS(status) : WTERMSIG(status);
-  o.out = slurp(out_path);
-  o.err = slurp(err_path);
-  fs::remove(out_path);
-  fs::remove(err_path);
-  return o;
-}
-
-std::vector<std::string> split_words(const std::string& text) {
-  std::vector<std::string> words;
-  std::istringstream in(text);
-  for (std::string w; in >> w;) words.push_back(w);
-  return words;
-}
-
-std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
-
-// A scratch directory for one test, removed at the end.
-class ScratchDir {
- public:
-  ScratchDir() {
-    char pattern[] = "/tmp/tiledqr-robust-XXXXXX";
-    const char* made = mkdtemp(pattern);
-    if (made == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = made;
-  }
-  ~ScratchDir() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  ScratchDir(const ScratchDir&) = delete;
-  ScratchDir& operator=(const ScratchDir&) = delete;
-  const fs::path& path() const { return path_; }
-  void write(const std::string& name, const std::string& bytes) const {
-    std::ofstream(path_ / name, std::ios::binary) << bytes;
-  }
-
- private:
-  fs::path path_;
-};
-
-// ---------------------------------------------------------------------------
-// The CSV of scripts/robustness-table
-
-std::string csv_field(const std::string& text) {
-  if (text.find_first_of(",\"\n") == std::string::npos) return text;
-  std::string quoted = "\"";
-  for (const char c : text) {
-    if (c == '"') quoted += '"';
-    quoted += c == '\n' ? ' ' : c;
-  }
-  return quoted + "\"";
-}
-
-void csv_row(const std::string& what, const char* stage, const std::string& input,
-             const std::string& expected, const Outcome& o) {
-  if (g_csv == nullptr) return;
-  std::string outcome;
-  if (!o.exited) {
-    outcome = "killed by signal " + std::to_string(o.code);
-  } else {
-    const std::string& text = o.err.empty() ? o.out : o.err;
-    outcome = "exit " + std::to_string(o.code) + ": " + first_line(text);
-  }
-  std::fprintf(g_csv, "%s,%s,%s,%s,%s\n", csv_field(what).c_str(), stage, csv_field(input).c_str(),
-               csv_field(expected).c_str(), csv_field(outcome).c_str());
-  std::fflush(g_csv);
-}
 
 // ---------------------------------------------------------------------------
 // One bad-input case and its checks
@@ -555,14 +441,7 @@ int main(int argc, char** argv) {
   }
   tiledqr::g_fr1_program = std::filesystem::absolute(argv[1]).string();
   tiledqr::g_fr2_program = std::filesystem::absolute(argv[2]).string();
-  if (const char* csv = std::getenv("TILEDQR_ROBUSTNESS_CSV")) {
-    tiledqr::g_csv = std::fopen(csv, "w");
-    if (tiledqr::g_csv == nullptr) {
-      std::perror(csv);
-      return 2;
-    }
-    std::fputs("class,stage,input,expected,outcome\n", tiledqr::g_csv);
-  }
+  if (!tiledqr::open_robustness_csv()) return 2;
   const int result = RUN_ALL_TESTS();
   if (tiledqr::g_csv != nullptr) std::fclose(tiledqr::g_csv);
   return result;

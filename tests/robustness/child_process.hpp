@@ -176,8 +176,17 @@ inline std::string csv_field(const std::string& text) {
   return quoted + "\"";
 }
 
-// One row: the real exit code and first line of the message (stderr, else
-// stdout), or the signal that killed the program.
+// The program's own message in `text`: its first line that starts with
+// "<program>: " (progress lines come before it), else the first line.
+inline std::string message_line(const std::string& text, const std::string& program) {
+  std::istringstream lines(text);
+  for (std::string line; std::getline(lines, line);)
+    if (line.rfind(program + ": ", 0) == 0) return line;
+  return first_line(text);
+}
+
+// One row: the real exit code and the message (stderr, else stdout), or
+// the signal that killed the program.
 inline void csv_row(const std::string& what, const char* stage, const std::string& input,
                     const std::string& expected, const Outcome& o) {
   if (g_csv == nullptr) return;
@@ -186,7 +195,7 @@ inline void csv_row(const std::string& what, const char* stage, const std::strin
     outcome = o.timed_out ? "killed at the time limit" : "killed by signal " + std::to_string(o.code);
   } else {
     const std::string& text = o.err.empty() ? o.out : o.err;
-    outcome = "exit " + std::to_string(o.code) + ": " + first_line(text);
+    outcome = "exit " + std::to_string(o.code) + ": " + message_line(text, stage);
   }
   std::fprintf(g_csv, "%s,%s,%s,%s,%s\n", csv_field(what).c_str(), stage, csv_field(input).c_str(),
                csv_field(expected).c_str(), csv_field(outcome).c_str());

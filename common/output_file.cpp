@@ -145,8 +145,10 @@ OutputFile::OutputFile(const OutputTarget& target, Mode mode) : target_(target) 
     regular_ = true;
     return;
   }
-  int flags = O_WRONLY | O_NOCTTY | O_CLOEXEC;
-  if (mode == Mode::append) flags |= O_APPEND | (target.kind == OutputKind::replace ? O_CREAT : 0);
+  // In place means appended too: a /proc/self/fd link to a regular file
+  // (/dev/stdout redirected to a file) then continues after what is there.
+  int flags = O_WRONLY | O_NOCTTY | O_CLOEXEC | O_APPEND;
+  if (mode == Mode::append && target.kind == OutputKind::replace) flags |= O_CREAT;
   fd_ = ::open(target.target.c_str(), flags, 0666);
   if (fd_ < 0) fail("open", errno);
   struct stat st {};

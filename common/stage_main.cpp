@@ -212,6 +212,7 @@ int run(const RunConfig& config, const StageOutputs& outputs, const StageDescrip
   });
   add(outputs.x, [&](OutputFile& out) { write_matrix_market(out, x.data.data(), x.rows, x.cols, x.ld()); });
   add(outputs.trace, [&](OutputFile& out) { write_trace(out, f.trace); });
+  std::fflush(stdout);  // the report above comes first where an output is stdout itself
   write_outputs(jobs);
   return exit_code::ok;
 }

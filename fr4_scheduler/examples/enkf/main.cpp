@@ -22,6 +22,7 @@
 #include "errors.hpp"
 #include "gpu_methods.hpp"
 #include "matrix_market.hpp"
+#include "output_file.hpp"
 #include "run_methods.hpp"
 
 using namespace tiledqr;
@@ -53,6 +54,7 @@ int run(const Config& config) {
   if (config.warmup < 0) throw InputError("--warmup must be >= 0, got " + std::to_string(config.warmup));
   if (!(config.tolerance > 0)) throw InputError("--tolerance must be > 0");
   const Method requested = parse_method(config.method);
+  check_output_path("--output", config.output);  // refused before the problem is loaded
   const EnkfProblem p =
       load_problem(config.files, config.n, config.m, config.l, config.density, uint64_t(config.seed));
   const Method method = requested == Method::automatic ? automatic_method(p) : requested;

@@ -97,6 +97,7 @@ int run(const Config& config) {
   if ((config.a_path.empty()) != (config.b_path.empty())) throw InputError("give both --a and --b, or neither");
   if (config.m < 0 || config.n < 0)
     throw InputError("--m and --n must be >= 0, got " + std::to_string(config.m) + " and " + std::to_string(config.n));
+  check_output_path("--traceback", config.traceback);  // refused before any input is read
   std::string a, b, source;
   if (!config.a_path.empty()) {
     a = read_sequence_file(config.a_path);

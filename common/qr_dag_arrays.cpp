@@ -1,7 +1,10 @@
 // Sweeps that fill the closed-form QR DAG's per-task arrays (qr_dag_arrays.hpp).
 #include "qr_dag_arrays.hpp"
 
+#include <sys/mman.h>
+
 #include <algorithm>
+#include <new>
 #include <cstring>
 #include <limits>
 #include <string>
@@ -83,7 +86,29 @@ int32_t fill_update_priorities(int32_t* self, const int32_t* a, const int32_t* b
   return best;
 }
 
+// Blocks from this size on come straight from mmap, with huge pages asked for.
+constexpr size_t mapped_bytes = size_t(4) << 20;
+
 }  // namespace
+
+namespace detail {
+
+void* allocate_array_bytes(size_t bytes) {
+  if (bytes < mapped_bytes) return ::operator new(bytes);
+  void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) throw std::bad_alloc();
+#ifdef MADV_HUGEPAGE
+  madvise(p, bytes, MADV_HUGEPAGE);  // advice only: without huge pages it still works
+#endif
+  return p;
+}
+
+void release_array_bytes(void* p, size_t bytes) {
+  if (bytes < mapped_bytes) ::operator delete(p);
+  else munmap(p, bytes);
+}
+
+}  // namespace detail
 
 int64_t count_edges(const Shape& s) {
   int64_t edges = 0;

@@ -12,20 +12,53 @@
 #include "qr_dag.hpp"
 
 namespace tiledqr {
+namespace detail {
+
+void* allocate_array_bytes(size_t bytes);
+void release_array_bytes(void* p, size_t bytes);
+
+// Allocator of the per-task arrays. Every element is written by the sweeps,
+// so resize() leaves them uninitialised instead of zeroing them first, and
+// large blocks ask Linux for transparent huge pages: first-touch page faults,
+// not the sweeps, are most of the cost of a 10^8-task DAG.
+template <class T>
+struct ArrayAllocator {
+  using value_type = T;
+  ArrayAllocator() = default;
+  template <class U>
+  ArrayAllocator(const ArrayAllocator<U>&) {}
+  T* allocate(size_t n) { return static_cast<T*>(allocate_array_bytes(n * sizeof(T))); }
+  void deallocate(T* p, size_t n) { release_array_bytes(p, n * sizeof(T)); }
+  template <class U>
+  void construct(U* p) {
+    ::new (static_cast<void*>(p)) U;
+  }
+  template <class U, class V>
+  void construct(U* p, V&& value) {
+    ::new (static_cast<void*>(p)) U(static_cast<V&&>(value));
+  }
+  friend bool operator==(const ArrayAllocator&, const ArrayAllocator&) { return true; }
+  friend bool operator!=(const ArrayAllocator&, const ArrayAllocator&) { return false; }
+};
+
+}  // namespace detail
+
+template <class T>
+using TaskArray = std::vector<T, detail::ArrayAllocator<T>>;
 
 struct QrDagArrays {
   qr_dag::Shape shape;
-  std::vector<uint8_t> pred_count;  // (num_tasks): predecessors of each task, 0 … 3
-  std::vector<int32_t> priority;    // (num_tasks): tasks on the longest path from t to a sink, t included
-  std::vector<int64_t> roots;       // tasks without predecessors, highest priority first, ties by lower id
+  TaskArray<uint8_t> pred_count;  // (num_tasks): predecessors of each task, 0 … 3
+  TaskArray<int32_t> priority;    // (num_tasks): tasks on the longest path from t to a sink, t included
+  std::vector<int64_t> roots;     // tasks without predecessors, highest priority first, ties by lower id
 };
 
 // Successors of every task: succs[offsets[t] .. offsets[t+1]), each list in
 // increasing id order (build_qr_dag's order). Index is int32_t or int64_t.
 template <class Index>
 struct SuccessorCsr {
-  std::vector<Index> offsets;  // (num_tasks + 1)
-  std::vector<Index> succs;    // (num_edges)
+  TaskArray<Index> offsets;  // (num_tasks + 1)
+  TaskArray<Index> succs;    // (num_edges)
 };
 
 // Number of edges (the sum of the predecessor counts), in O(steps).

@@ -56,7 +56,8 @@ void expect_same_as_builder(int32_t p, int32_t q, Tree tree) {
   }
 
   const QrDagArrays arrays = build_qr_dag_arrays(s);
-  ASSERT_EQ(arrays.priority, dag.priority) << tree_name(tree) << " " << p << "x" << q;
+  ASSERT_EQ(std::vector<int32_t>(arrays.priority.begin(), arrays.priority.end()), dag.priority)
+      << tree_name(tree) << " " << p << "x" << q;
   std::vector<int64_t> roots;
   for (int32_t t = 0; t < dag.num_tasks(); ++t) {
     ASSERT_EQ(arrays.pred_count[size_t(t)], dag.pred_offsets[size_t(t) + 1] - dag.pred_offsets[size_t(t)])
@@ -70,8 +71,8 @@ void expect_same_as_builder(int32_t p, int32_t q, Tree tree) {
   const SuccessorCsr<int32_t> narrow = build_successor_csr<int32_t>(s);
   const SuccessorCsr<int64_t> wide = build_successor_csr<int64_t>(s);
   EXPECT_EQ(std::vector<int64_t>(narrow.offsets.begin(), narrow.offsets.end()), dag.succ_offsets);
-  EXPECT_EQ(narrow.succs, dag.succs);
-  EXPECT_EQ(wide.offsets, dag.succ_offsets);
+  EXPECT_EQ(std::vector<int32_t>(narrow.succs.begin(), narrow.succs.end()), dag.succs);
+  EXPECT_EQ(std::vector<int64_t>(wide.offsets.begin(), wide.offsets.end()), dag.succ_offsets);
   EXPECT_EQ(std::vector<int64_t>(wide.succs.begin(), wide.succs.end()),
             std::vector<int64_t>(dag.succs.begin(), dag.succs.end()));
 }

@@ -188,6 +188,10 @@ int main(int argc, char** argv) {
 
     std::ofstream csv(csv_path);
     if (!csv) throw InputError("cannot write " + csv_path);
+    std::string command = "# tiledqr_dag_bench";
+    for (int a = 1; a < argc; ++a) command += std::string(" ") + argv[a];
+    csv << command << "\n# one child process per build; peak_rss_mib is its ru_maxrss (wait4); on a shared "
+                      "machine the wall time (seconds_*) also counts other processes, cpu_seconds_median does not\n";
     csv << "machine,date,commit,n,tile,p,q,tree,tasks,edges,method,runs,seconds_median,seconds_min,"
            "cpu_seconds_median,peak_rss_mib,critical_path,speedup_vs_build_qr_dag,memory_ratio_vs_build_qr_dag,status\n";
 

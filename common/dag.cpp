@@ -1,9 +1,12 @@
 #include "dag.hpp"
 
 #include <algorithm>
+#include <limits>
+#include <string>
 
 #include "elimination_tree.hpp"
 #include "errors.hpp"
+#include "qr_dag.hpp"
 
 namespace tiledqr {
 namespace {
@@ -86,6 +89,13 @@ void record_accesses(const Task& t, int32_t id, AccessTracker& tracker,
 
 Dag build_qr_dag(int32_t p, int32_t q, Tree tree) {
   if (p < 1 || q < 1) throw InputError("build_qr_dag: empty tile grid");
+  // Counted in closed form before anything is allocated: this builder's ids are int32.
+  const int64_t tasks = qr_dag::make_shape(p, q, tree).num_tasks;
+  if (tasks > std::numeric_limits<int32_t>::max())
+    throw InputError("build_qr_dag: " + std::to_string(p) + " x " + std::to_string(q) + " tiles with the " +
+                     tree_name(tree) + " tree give " + std::to_string(tasks) +
+                     " tasks, more than its 32-bit task ids hold (2147483647); "
+                     "the closed-form DAG of qr_dag.hpp has 64-bit ids");
   Dag dag;
   AccessTracker tracker(p, q);
   std::vector<std::vector<int32_t>> preds_of;

@@ -4,6 +4,7 @@
 #include <cblas.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -60,39 +61,14 @@ Options to_options(const tiledqr_options* in, int64_t m, int64_t n) {
     default: throw InputError("options.backend must be TILEDQR_BACKEND_LAPACK or _REFERENCE, got " +
                               std::to_string(o.backend));
   }
-  switch (o.tree) {
-    case TILEDQR_TREE_AUTO:
-      out.tree = m >= 1 && n >= 1 ? default_tree(m, n, out.tile, out.threads) : Tree::flat;
-      break;
-    case TILEDQR_TREE_FLAT: out.tree = Tree::flat; break;
-    case TILEDQR_TREE_BINARY: out.tree = Tree::binary; break;
-    case TILEDQR_TREE_GREEDY: out.tree = Tree::greedy; break;
-    default: throw InputError("options.tree must be one of TILEDQR_TREE_AUTO/FLAT/BINARY/GREEDY, got " +
-                              std::to_string(o.tree));
-  }
+  out.tree = o.tree == TILEDQR_TREE_AUTO && m >= 1 && n >= 1 ? default_tree(m, n, out.tile, out.threads)
+                                                               : tree_option(o.tree, Tree::flat);
   return out;
-}
-
-void check_shape(int64_t m, int64_t n, const void* a, int64_t lda) {
-  if (m < 1 || n < 1)
-    throw InputError("the matrix must be at least 1x1, got " + std::to_string(m) + "x" + std::to_string(n));
-  if (lda < m) throw InputError("lda (" + std::to_string(lda) + ") must be >= m (" + std::to_string(m) + ")");
-  if (!a) throw InputError("A is NULL");
-}
-
-// A NaN or infinity would spread through every later tile unnoticed.
-template <typename T>
-void check_finite(const T* a, int64_t m, int64_t n, int64_t lda, const char* name) {
-  for (int64_t j = 0; j < n; ++j)
-    for (int64_t i = 0; i < m; ++i)
-      if (!std::isfinite(a[i + j * lda]))
-        throw InputError(std::string(name) + "(" + std::to_string(i + 1) + "," + std::to_string(j + 1) +
-                         ") is not finite");
 }
 
 template <typename T>
 std::unique_ptr<Factorization<T>> factor(int64_t m, int64_t n, const T* a, int64_t lda, const tiledqr_options* opts) {
-  check_shape(m, n, a, lda);
+  check_shape(m, n, a, lda, "A");
   const Options options = to_options(opts, m, n);
   check_finite(a, m, n, lda, "A");
   BlasThreadsRestorer blas_threads;
@@ -125,20 +101,13 @@ Factorization<float>& unwrap<float>(const tiledqr_factors* h) {
   return *h->s;
 }
 
-void set(tiledqr_factors& h, std::unique_ptr<Factorization<double>> f) { h.d = std::move(f); }
-void set(tiledqr_factors& h, std::unique_ptr<Factorization<float>> f) { h.s = std::move(f); }
-
 template <typename T>
 int geqrf(int64_t m, int64_t n, T* a, int64_t lda, tiledqr_factors** out, const tiledqr_options* opts) {
   if (out) *out = nullptr;
   return guarded([&] {
     std::unique_ptr<Factorization<T>> f = factor(m, n, a, lda, opts);
     store_r(*f, a, lda);
-    if (out) {
-      auto handle = std::make_unique<tiledqr_factors>();
-      set(*handle, std::move(f));
-      *out = handle.release();
-    }
+    if (out) *out = make_factors(std::move(f));
     return int(TILEDQR_SUCCESS);
   });
 }
@@ -203,7 +172,7 @@ int gels(int64_t m, int64_t n, int64_t nrhs, T* a, int64_t lda, T* b, int64_t ld
     if (m < n)
       throw InputError("least squares needs m >= n (an underdetermined system has no unique solution here), got " +
                        std::to_string(m) + "x" + std::to_string(n));
-    check_shape(m, n, a, lda);
+    check_shape(m, n, a, lda, "A");
     check_rhs(m, nrhs, b, ldb, "B");
     if (std::max({m, n, lda, ldb, nrhs}) > std::numeric_limits<int>::max())
       throw InputError("dimensions beyond 2^31 - 1 are not supported by the triangular solve");
@@ -227,6 +196,38 @@ int gels(int64_t m, int64_t n, int64_t nrhs, T* a, int64_t lda, T* b, int64_t ld
 }
 
 }  // namespace
+
+Tree tree_option(int tree, Tree automatic) {
+  switch (tree) {
+    case TILEDQR_TREE_AUTO: return automatic;
+    case TILEDQR_TREE_FLAT: return Tree::flat;
+    case TILEDQR_TREE_BINARY: return Tree::binary;
+    case TILEDQR_TREE_GREEDY: return Tree::greedy;
+    default:
+      throw InputError("options.tree must be one of TILEDQR_TREE_AUTO/FLAT/BINARY/GREEDY, got " + std::to_string(tree));
+  }
+}
+
+void check_shape(int64_t m, int64_t n, const void* a, int64_t lda, const char* name) {
+  if (m < 1 || n < 1)
+    throw InputError("the matrix must be at least 1x1, got " + std::to_string(m) + "x" + std::to_string(n));
+  std::string ld = "ld" + std::string(name);  // LAPACK's spelling: lda, ldda
+  std::transform(ld.begin(), ld.end(), ld.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  if (lda < m) throw InputError(ld + " (" + std::to_string(lda) + ") must be >= m (" + std::to_string(m) + ")");
+  if (!a) throw InputError(std::string(name) + " is NULL");
+}
+
+tiledqr_factors* make_factors(std::unique_ptr<Factorization<double>> f) {
+  auto handle = std::make_unique<tiledqr_factors>();
+  handle->d = std::move(f);
+  return handle.release();
+}
+
+tiledqr_factors* make_factors(std::unique_ptr<Factorization<float>> f) {
+  auto handle = std::make_unique<tiledqr_factors>();
+  handle->s = std::move(f);
+  return handle.release();
+}
 
 int fail(int status, const std::string& message) {
   last_error = message;

@@ -9,10 +9,12 @@
  *   int rc = tiledqr_gpu_dgeqrf(m, n, dA, lda, &f, NULL, stream);  // R now in dA
  *   tiledqr_gpu_factors_free(f);
  *
- * Synchronisation: the factorisation and the writing of R are ordered on
- * `stream` and the call returns when they are done there (it waits on that
- * stream only). Allocating a handle's device memory (cudaMalloc) and freeing
- * it (cudaFree) synchronise as CUDA's allocator always does.
+ * Synchronisation: each call first plans for its shape — allocates device
+ * memory and uploads the task graph with cudaMalloc/cudaMemcpy, which
+ * synchronise as those CUDA calls always do — then orders the factorisation
+ * and the writing of R on `stream` and returns when they are done there,
+ * waiting on that stream only. Freeing a handle (cudaFree) waits for the
+ * device, as cudaFree does.
  */
 #ifndef TILEDQR_TILEDQR_GPU_H
 #define TILEDQR_TILEDQR_GPU_H

@@ -5,6 +5,8 @@
 
 #include <cuda_runtime_api.h>
 
+#include <cstdio>
+
 #include "errors.hpp"
 
 namespace tiledqr::gpu {
@@ -55,6 +57,13 @@ KernelImageCheck check_kernel_image() {
 void require_kernel_image() {
   const KernelImageCheck check = check_kernel_image();
   if (!check.ok) throw GpuError(check.message);
+}
+
+int start_up_architecture_check(const char* program) {
+  const KernelImageCheck check = check_kernel_image();
+  if (check.ok || check.no_device) return 0;
+  std::fprintf(stderr, "%s: %s\n", program, check.message.c_str());
+  return exit_code::no_gpu;
 }
 
 }  // namespace tiledqr::gpu

@@ -24,4 +24,9 @@ const char* built_architectures();
 // Throws GpuError with check_kernel_image()'s message unless it is ok.
 void require_kernel_image();
 
+// For a program's first line: when a device exists but cannot run this
+// build's code, prints "program: <message>" to stderr and returns exit code
+// 4 (no usable GPU); otherwise 0 (no device is left to the program to say).
+int start_up_architecture_check(const char* program);
+
 }  // namespace tiledqr::gpu

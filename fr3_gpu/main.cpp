@@ -7,6 +7,7 @@
 
 #include "cuda_check.hpp"
 #include "gpu_qr.hpp"
+#include "gpu/kernel_image.hpp"
 #include "stage_main.hpp"
 
 namespace {
@@ -34,6 +35,7 @@ tiledqr::Factorization<T> factor_on_gpu(const T* a, int64_t m, int64_t n, int64_
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (const int code = tiledqr::gpu::start_up_architecture_check("fr3_gpu")) return code;
   tiledqr::StageDescription stage;
   stage.name = "fr3_gpu";
   stage.summary = "Tiled QR factorisation on the GPU (FR3: scheduler warp + executor warps, seed 000 II.D)";

@@ -7,6 +7,7 @@
 
 #include "cuda_check.hpp"
 #include "fr4_qr.hpp"
+#include "gpu/kernel_image.hpp"
 #include "stage_main.hpp"
 
 namespace {
@@ -35,6 +36,7 @@ tiledqr::Factorization<T> factor_on_gpu(const T* a, int64_t m, int64_t n, int64_
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (const int code = tiledqr::gpu::start_up_architecture_check("fr4_scheduler")) return code;
   tiledqr::StageDescription stage;
   stage.name = "fr4_scheduler";
   stage.summary = "Tiled QR factorisation as a task graph on the generic GPU scheduler (FR4; any tree)";

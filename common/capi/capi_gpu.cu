@@ -1,0 +1,171 @@
+// The GPU flavour of the C interface (include/tiledqr/tiledqr_gpu.h): the
+// FR4 QR workload (fr4_qr.hpp, the task graph on the generic scheduler) on
+// the caller's stream, R written back into the caller's matrix, and the
+// architecture check before anything runs.
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "boundary.hpp"
+#include "fr4_qr.hpp"
+#include "gpu/kernel_image.hpp"
+#include "tiledqr/tiledqr_gpu.h"
+
+struct tiledqr_gpu_factors {
+  // Exactly one is set: the handle remembers its precision.
+  std::unique_ptr<tiledqr::fr4::DeviceQr<double>> d;
+  std::unique_ptr<tiledqr::fr4::DeviceQr<float>> s;
+};
+
+namespace tiledqr::capi {
+namespace {
+
+constexpr int64_t gpu_tile = 32;
+
+// A (m, n), lda ← R from DeviceQr's tiles: p·q tiles of (32, 32), ld = 32,
+// tile (i, j) at (i + j·p)·32·32; R is the part on and above the diagonal.
+template <typename T>
+__global__ void tiles_to_r_kernel(const T* tiles, int64_t p, int64_t m, int64_t n, T* a, int64_t lda) {
+  const int64_t count = m * n;
+  for (int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < count; e += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t r = e % m, c = e / m;
+    const int64_t tile = (r / gpu_tile) + (c / gpu_tile) * p;
+    a[r + c * lda] = r <= c ? tiles[tile * gpu_tile * gpu_tile + (r % gpu_tile) + (c % gpu_tile) * gpu_tile] : T(0);
+  }
+}
+
+void check_cuda(cudaError_t status, const char* what) {
+  if (status != cudaSuccess) {
+    (void)cudaGetLastError();
+    throw GpuError(std::string(what) + ": " + cudaGetErrorString(status));
+  }
+}
+
+// TILEDQR_SUCCESS, or the status and message of check_kernel_image().
+int device_status() {
+  const gpu::KernelImageCheck check = gpu::check_kernel_image();
+  if (check.ok) return TILEDQR_SUCCESS;
+  return fail(check.no_device ? TILEDQR_ERR_NO_GPU : TILEDQR_ERR_GPU_ARCH, check.message);
+}
+
+fr4::QrOptions gpu_options(const tiledqr_options* in, int64_t m, int64_t n) {
+  const tiledqr_options o = in ? *in : tiledqr_options{};
+  if (o.tile != 0 && o.tile != gpu_tile)
+    throw InputError("the GPU factorisation runs tile 32 only (options.tile 0 or 32), got " + std::to_string(o.tile));
+  fr4::QrOptions out;
+  out.tree = tree_option(o.tree, m >= 4 * n ? Tree::binary : Tree::flat);
+  return out;
+}
+
+void set(tiledqr_gpu_factors& h, std::unique_ptr<fr4::DeviceQr<double>> qr) { h.d = std::move(qr); }
+void set(tiledqr_gpu_factors& h, std::unique_ptr<fr4::DeviceQr<float>> qr) { h.s = std::move(qr); }
+
+// Factors dA on `stream` and leaves R in it; throws on any failure.
+template <typename T>
+std::unique_ptr<fr4::DeviceQr<T>> factor_on_device(int64_t m, int64_t n, T* d_a, int64_t ldda,
+                                                   const tiledqr_options* opts, cudaStream_t stream) {
+  check_shape(m, n, d_a, ldda, "dA");
+  auto qr = std::make_unique<fr4::DeviceQr<T>>(m, n, gpu_options(opts, m, n));
+  qr->launch_factor(d_a, ldda, stream);
+  qr->finish_factor();
+  const int64_t count = m * n;
+  const unsigned blocks = unsigned(std::min<int64_t>(std::max<int64_t>(1, (count + 255) / 256), 8192));
+  tiles_to_r_kernel<T><<<blocks, 256, 0, stream>>>(qr->device_tiles(), qr->tile_rows(), m, n, d_a, ldda);
+  check_cuda(cudaGetLastError(), "writing R");
+  check_cuda(cudaStreamSynchronize(stream), "writing R");
+  return qr;
+}
+
+template <typename T>
+int gpu_geqrf(int64_t m, int64_t n, T* d_a, int64_t ldda, tiledqr_gpu_factors** out, const tiledqr_options* opts,
+              cudaStream_t stream) {
+  if (out) *out = nullptr;
+  return guarded([&] {
+    if (const int status = device_status(); status != TILEDQR_SUCCESS) return status;
+    std::unique_ptr<fr4::DeviceQr<T>> qr = factor_on_device(m, n, d_a, ldda, opts, stream);
+    if (out) {
+      auto handle = std::make_unique<tiledqr_gpu_factors>();
+      set(*handle, std::move(qr));
+      *out = handle.release();
+    }
+    return int(TILEDQR_SUCCESS);
+  });
+}
+
+// Device memory freed on every path.
+template <typename T>
+struct DeviceArray {
+  T* data = nullptr;
+  explicit DeviceArray(size_t count) { check_cuda(cudaMalloc(reinterpret_cast<void**>(&data), count * sizeof(T)), "cudaMalloc"); }
+  ~DeviceArray() { cudaFree(data); }
+  DeviceArray(const DeviceArray&) = delete;
+  DeviceArray& operator=(const DeviceArray&) = delete;
+};
+
+template <typename T>
+int gpu_geqrf_host(int64_t m, int64_t n, T* a, int64_t lda, tiledqr_factors** out, const tiledqr_options* opts) {
+  if (out) *out = nullptr;
+  return guarded([&] {
+    if (const int status = device_status(); status != TILEDQR_SUCCESS) return status;
+    check_shape(m, n, a, lda, "A");
+    check_finite(a, m, n, lda, "A");
+    DeviceArray<T> d_a(size_t(m) * size_t(n));
+    const size_t row_bytes = size_t(m) * sizeof(T);
+    check_cuda(cudaMemcpy2D(d_a.data, row_bytes, a, size_t(lda) * sizeof(T), row_bytes, size_t(n),
+                            cudaMemcpyHostToDevice), "copying A to the device");
+    std::unique_ptr<fr4::DeviceQr<T>> qr = factor_on_device(m, n, d_a.data, m, opts, cudaStream_t(0));
+    // Download the factors before R, so a failure leaves A unchanged.
+    std::unique_ptr<Factorization<T>> host;
+    if (out) host = std::make_unique<Factorization<T>>(qr->download());
+    check_cuda(cudaMemcpy2D(a, size_t(lda) * sizeof(T), d_a.data, row_bytes, row_bytes, size_t(n),
+                            cudaMemcpyDeviceToHost), "copying R to the host");
+    if (out) *out = make_factors(std::move(host));
+    return int(TILEDQR_SUCCESS);
+  });
+}
+
+}  // namespace
+}  // namespace tiledqr::capi
+
+using namespace tiledqr::capi;
+
+extern "C" {
+
+int tiledqr_gpu_check_device(void) {
+  return guarded([] { return device_status(); });
+}
+
+int tiledqr_gpu_dgeqrf(int64_t m, int64_t n, double* dA, int64_t ldda, tiledqr_gpu_factors** factors,
+                       const tiledqr_options* opts, cudaStream_t stream) {
+  return gpu_geqrf(m, n, dA, ldda, factors, opts, stream);
+}
+int tiledqr_gpu_sgeqrf(int64_t m, int64_t n, float* dA, int64_t ldda, tiledqr_gpu_factors** factors,
+                       const tiledqr_options* opts, cudaStream_t stream) {
+  return gpu_geqrf(m, n, dA, ldda, factors, opts, stream);
+}
+
+int tiledqr_gpu_factors_download(const tiledqr_gpu_factors* factors, tiledqr_factors** host) {
+  if (host) *host = nullptr;
+  return guarded([&] {
+    if (!factors) throw tiledqr::InputError("factors is NULL");
+    if (!host) throw tiledqr::InputError("host is NULL");
+    if (factors->d) *host = make_factors(std::make_unique<tiledqr::Factorization<double>>(factors->d->download()));
+    else *host = make_factors(std::make_unique<tiledqr::Factorization<float>>(factors->s->download()));
+    return int(TILEDQR_SUCCESS);
+  });
+}
+
+int tiledqr_gpu_dgeqrf_host(int64_t m, int64_t n, double* A, int64_t lda, tiledqr_factors** factors,
+                            const tiledqr_options* opts) {
+  return gpu_geqrf_host(m, n, A, lda, factors, opts);
+}
+int tiledqr_gpu_sgeqrf_host(int64_t m, int64_t n, float* A, int64_t lda, tiledqr_factors** factors,
+                            const tiledqr_options* opts) {
+  return gpu_geqrf_host(m, n, A, lda, factors, opts);
+}
+
+void tiledqr_gpu_factors_free(tiledqr_gpu_factors* factors) { delete factors; }
+
+}  // extern "C"

@@ -1,0 +1,112 @@
+/* tiledqr.h — the C interface of tiledqr: tiled QR factorisation, applying Q,
+ * forming Q and least squares on column-major host arrays, in double (d)
+ * and single (s) precision, with LAPACK-like names and argument order.
+ *
+ * Every function returns a tiledqr_status (0 on success) and never throws or
+ * aborts; tiledqr_strerror() names a code and tiledqr_last_error() gives the
+ * message of this thread's last failed call. Sizes are 64-bit, flags are int,
+ * so the header maps one-to-one onto Fortran's bind(C) (integer(c_int64_t),
+ * integer(c_int), type(c_ptr)).
+ *
+ *   tiledqr_factors* f = NULL;
+ *   int rc = tiledqr_dgeqrf(m, n, A, lda, &f, NULL);      // R now in A's upper triangle
+ *   if (rc == TILEDQR_SUCCESS) rc = tiledqr_dormqr('T', m, nrhs, f, B, ldb);  // B ← Qᵀ B
+ *   tiledqr_factors_free(f);
+ *
+ * The algorithm is the tile QR of Buttari, Langou, Kurzak and Dongarra
+ * ("A class of parallel tiled linear algebra algorithms for multicore
+ * architectures"), scheduled as tasks on a pool of CPU threads.
+ */
+#ifndef TILEDQR_TILEDQR_H
+#define TILEDQR_TILEDQR_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Return codes. Negative: the call failed and changed nothing the caller
+ * owns except as documented; positive: a numerical outcome the caller must
+ * look at (the outputs say which). */
+typedef enum tiledqr_status {
+  TILEDQR_SUCCESS = 0,
+  TILEDQR_RANK_DEFICIENT = 1,        /* *gels: some |r_ii| <= max(m,n)·eps·max_j |r_jj|; X not computed */
+  TILEDQR_ERR_INVALID_ARGUMENT = -1, /* a size, leading dimension, option or input value is wrong */
+  TILEDQR_ERR_OUT_OF_MEMORY = -2,    /* host or device memory could not be allocated */
+  TILEDQR_ERR_NO_GPU = -3,           /* no usable CUDA device, or the GPU part was not built */
+  TILEDQR_ERR_GPU = -4,              /* a CUDA call failed (tiledqr_last_error has CUDA's text) */
+  TILEDQR_ERR_GPU_ARCH = -5,         /* the library has no kernel image for this GPU's architecture */
+  TILEDQR_ERR_STALLED = -6,          /* the GPU task graph stopped making progress and was ended */
+  TILEDQR_ERR_INTERNAL = -7          /* anything else: a bug, please report it with the message */
+} tiledqr_status;
+
+/* Elimination tree of each panel (tiledqr_options.tree). AUTO picks flat,
+ * or binary for a tall-skinny matrix that would leave the threads idle. */
+enum { TILEDQR_TREE_AUTO = 0, TILEDQR_TREE_FLAT = 1, TILEDQR_TREE_BINARY = 2, TILEDQR_TREE_GREEDY = 3 };
+
+/* Tile kernels (tiledqr_options.backend): LAPACK's own tile routines
+ * (dgeqrt, dgemqrt, dtpqrt, dtpmqrt), or the project's reference loops. */
+enum { TILEDQR_BACKEND_LAPACK = 0, TILEDQR_BACKEND_REFERENCE = 1 };
+
+/* Options; all zeros (or a NULL pointer) means the defaults. */
+typedef struct tiledqr_options {
+  int tile;        /* b, the tile size; 0: 32 (the GPU functions run tile 32 only) */
+  int inner_block; /* ib of the LAPACK backend's T factors; 0: min(tile, 32) */
+  int tree;        /* TILEDQR_TREE_* */
+  int threads;     /* CPU worker threads; 0: every CPU this process may run on */
+  int backend;     /* TILEDQR_BACKEND_* (CPU only) */
+} tiledqr_options;
+
+/* The reflectors and T factors of one factorisation (opaque). */
+typedef struct tiledqr_factors tiledqr_factors;
+
+/* A (m, n), column-major, lda >= m, m, n >= 1, finite entries. On success A
+ * holds R (min(m, n), n) on and above its diagonal and zeros below it, and
+ * *factors a new handle (free it with tiledqr_factors_free); on failure A is
+ * unchanged and *factors is NULL. factors may be NULL when only R is wanted. */
+int tiledqr_dgeqrf(int64_t m, int64_t n, double* A, int64_t lda, tiledqr_factors** factors,
+                   const tiledqr_options* opts);
+int tiledqr_sgeqrf(int64_t m, int64_t n, float* A, int64_t lda, tiledqr_factors** factors,
+                   const tiledqr_options* opts);
+
+/* B (m, nrhs), column-major, ldb >= m, with m the factored matrix's rows:
+ * B <- Q^T B (trans 'T' or 'C') or B <- Q B (trans 'N'). Left side only. */
+int tiledqr_dormqr(char trans, int64_t m, int64_t nrhs, const tiledqr_factors* factors, double* B, int64_t ldb);
+int tiledqr_sormqr(char trans, int64_t m, int64_t nrhs, const tiledqr_factors* factors, float* B, int64_t ldb);
+
+/* Q (m, k): the first k columns of the (m, m) orthogonal factor, 1 <= k <= m,
+ * ldq >= m. k = min(m, n) is the thin Q, k = m the complete one. */
+int tiledqr_dorgqr(int64_t m, int64_t k, const tiledqr_factors* factors, double* Q, int64_t ldq);
+int tiledqr_sorgqr(int64_t m, int64_t k, const tiledqr_factors* factors, float* Q, int64_t ldq);
+
+/* Least squares X = argmin ||A X - B||_F for A (m, n), m >= n, and B (m, nrhs),
+ * ldb >= m. On success A holds R as after *geqrf and B's first n rows hold X.
+ * When some |r_ii| <= max(m, n)·eps·max_j |r_jj| the matrix is treated as
+ * rank-deficient: TILEDQR_RANK_DEFICIENT is returned, A holds R and B is
+ * unchanged. */
+int tiledqr_dgels(int64_t m, int64_t n, int64_t nrhs, double* A, int64_t lda, double* B, int64_t ldb,
+                  const tiledqr_options* opts);
+int tiledqr_sgels(int64_t m, int64_t n, int64_t nrhs, float* A, int64_t lda, float* B, int64_t ldb,
+                  const tiledqr_options* opts);
+
+/* The factored matrix's shape; 0 for a NULL handle. */
+int64_t tiledqr_factors_rows(const tiledqr_factors* factors);
+int64_t tiledqr_factors_cols(const tiledqr_factors* factors);
+
+/* Frees a handle; NULL is allowed. */
+void tiledqr_factors_free(tiledqr_factors* factors);
+
+/* "invalid argument", ... for a tiledqr_status; never NULL. */
+const char* tiledqr_strerror(int status);
+/* The message of this thread's last call that did not return
+ * TILEDQR_SUCCESS ("" if none), valid until this thread's next call. */
+const char* tiledqr_last_error(void);
+/* The library's version, "major.minor.patch". */
+const char* tiledqr_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TILEDQR_TILEDQR_H */

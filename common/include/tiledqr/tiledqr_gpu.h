@@ -1,0 +1,67 @@
+/* tiledqr_gpu.h — the GPU flavour of tiledqr's C interface: the tiled QR
+ * factorisation of a matrix in device memory, run by the GPU task scheduler
+ * (tile 32) on the caller's CUDA stream. Link with libtiledqr_gpu
+ * (pkg-config tiledqr-gpu); the host functions of tiledqr.h apply to the
+ * factors once downloaded.
+ *
+ *   double* dA;  cudaMalloc(&dA, sizeof(double) * lda * n);  ... fill dA ...
+ *   tiledqr_gpu_factors* f = NULL;
+ *   int rc = tiledqr_gpu_dgeqrf(m, n, dA, lda, &f, NULL, stream);  // R now in dA
+ *   tiledqr_gpu_factors_free(f);
+ *
+ * Synchronisation: each call first plans for its shape — allocates device
+ * memory and uploads the task graph with cudaMalloc/cudaMemcpy, which
+ * synchronise as those CUDA calls always do — then orders the factorisation
+ * and the writing of R on `stream` and returns when they are done there,
+ * waiting on that stream only. Freeing a handle (cudaFree) waits for the
+ * device, as cudaFree does.
+ */
+#ifndef TILEDQR_TILEDQR_GPU_H
+#define TILEDQR_TILEDQR_GPU_H
+
+#include <cuda_runtime_api.h>
+#include <stdint.h>
+#include <tiledqr/tiledqr.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The reflectors of one factorisation, in device memory (opaque). */
+typedef struct tiledqr_gpu_factors tiledqr_gpu_factors;
+
+/* TILEDQR_SUCCESS when the current device can run this library's GPU code;
+ * TILEDQR_ERR_NO_GPU without a device; TILEDQR_ERR_GPU_ARCH when the library
+ * was built for other architectures (tiledqr_last_error() says which and
+ * how to rebuild). Every GPU function checks this first. */
+int tiledqr_gpu_check_device(void);
+
+/* dA (m, n) column-major in device memory, ldda >= m, m, n >= 1. On success
+ * dA holds R (min(m, n), n) on and above its diagonal and zeros below, and
+ * *factors a new handle (factors may be NULL). Options: tile must be 0 or
+ * 32; tree as in tiledqr.h (AUTO: binary when m >= 4n, else flat); threads,
+ * inner_block and backend are not used. stream may be 0 (the default stream). */
+int tiledqr_gpu_dgeqrf(int64_t m, int64_t n, double* dA, int64_t ldda, tiledqr_gpu_factors** factors,
+                       const tiledqr_options* opts, cudaStream_t stream);
+int tiledqr_gpu_sgeqrf(int64_t m, int64_t n, float* dA, int64_t ldda, tiledqr_gpu_factors** factors,
+                       const tiledqr_options* opts, cudaStream_t stream);
+
+/* A host handle with the same reflectors, for tiledqr_?ormqr / ?orgqr
+ * (copies device to host, so it waits for the device). */
+int tiledqr_gpu_factors_download(const tiledqr_gpu_factors* factors, tiledqr_factors** host);
+
+/* The same as tiledqr_?geqrf of tiledqr.h for a host matrix A (m, n),
+ * lda >= m, factored on the GPU: A <- R, *factors (may be NULL) a host handle. */
+int tiledqr_gpu_dgeqrf_host(int64_t m, int64_t n, double* A, int64_t lda, tiledqr_factors** factors,
+                            const tiledqr_options* opts);
+int tiledqr_gpu_sgeqrf_host(int64_t m, int64_t n, float* A, int64_t lda, tiledqr_factors** factors,
+                            const tiledqr_options* opts);
+
+/* Frees a handle and its device memory; NULL is allowed. */
+void tiledqr_gpu_factors_free(tiledqr_gpu_factors* factors);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TILEDQR_TILEDQR_GPU_H */

@@ -1,0 +1,263 @@
+// Tests of the C interface (include/tiledqr/tiledqr.h) through the shared
+// library, as an installed user calls it: accuracy of geqrf/ormqr/orgqr in
+// both precisions and every option, least squares against LAPACK's dgels,
+// the rank check, and a clear status (never an exception or a crash) for
+// every kind of bad argument.
+#include <cblas.h>
+#include <lapacke.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "test_support.hpp"
+#include "tiledqr/tiledqr.h"
+
+namespace {
+
+using tiledqr::DenseMatrix;
+using tiledqr::testing::make_engine;
+using tiledqr::testing::random_matrix;
+
+// C API entry points by precision, so every test runs for double and float.
+struct D {
+  using T = double;
+  static int geqrf(int64_t m, int64_t n, T* a, int64_t lda, tiledqr_factors** f, const tiledqr_options* o) {
+    return tiledqr_dgeqrf(m, n, a, lda, f, o);
+  }
+  static int ormqr(char t, int64_t m, int64_t k, const tiledqr_factors* f, T* b, int64_t ldb) {
+    return tiledqr_dormqr(t, m, k, f, b, ldb);
+  }
+  static int orgqr(int64_t m, int64_t k, const tiledqr_factors* f, T* q, int64_t ldq) {
+    return tiledqr_dorgqr(m, k, f, q, ldq);
+  }
+  static int gels(int64_t m, int64_t n, int64_t k, T* a, int64_t lda, T* b, int64_t ldb, const tiledqr_options* o) {
+    return tiledqr_dgels(m, n, k, a, lda, b, ldb, o);
+  }
+};
+struct S {
+  using T = float;
+  static int geqrf(int64_t m, int64_t n, T* a, int64_t lda, tiledqr_factors** f, const tiledqr_options* o) {
+    return tiledqr_sgeqrf(m, n, a, lda, f, o);
+  }
+  static int ormqr(char t, int64_t m, int64_t k, const tiledqr_factors* f, T* b, int64_t ldb) {
+    return tiledqr_sormqr(t, m, k, f, b, ldb);
+  }
+  static int orgqr(int64_t m, int64_t k, const tiledqr_factors* f, T* q, int64_t ldq) {
+    return tiledqr_sorgqr(m, k, f, q, ldq);
+  }
+  static int gels(int64_t m, int64_t n, int64_t k, T* a, int64_t lda, T* b, int64_t ldb, const tiledqr_options* o) {
+    return tiledqr_sgels(m, n, k, a, lda, b, ldb, o);
+  }
+};
+
+template <typename P>
+class CapiFactor : public ::testing::Test {};
+using Precisions = ::testing::Types<D, S>;
+TYPED_TEST_SUITE(CapiFactor, Precisions);
+
+// Frobenius norm of the (m, n) matrix x (ld) minus y (ld), and of x.
+template <typename T>
+double diff_norm(const T* x, const T* y, int64_t m, int64_t n, int64_t ldx, int64_t ldy) {
+  double s = 0;
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t i = 0; i < m; ++i) {
+      const double d = double(x[i + j * ldx]) - (y ? double(y[i + j * ldy]) : 0.0);
+      s += d * d;
+    }
+  return std::sqrt(s);
+}
+
+// Pass rule: ‖A − QR‖_F / (‖A‖_F·n·ε) < 50 and ‖I − QᵀQ‖_F / (n·ε) < 50,
+// with Q from orgqr (thin) and QR rebuilt by ormqr('N') on [R; 0].
+template <typename P>
+void expect_accurate(int64_t m, int64_t n, int64_t lda, const tiledqr_options& opts, uint64_t salt) {
+  using T = typename P::T;
+  auto engine = make_engine(salt);
+  const DenseMatrix<T> a = random_matrix<T>(lda, n, engine);
+  std::vector<T> r = a.data;
+  tiledqr_factors* f = nullptr;
+  ASSERT_EQ(P::geqrf(m, n, r.data(), lda, &f, &opts), TILEDQR_SUCCESS) << tiledqr_last_error();
+  ASSERT_NE(f, nullptr);
+  EXPECT_EQ(tiledqr_factors_rows(f), m);
+  EXPECT_EQ(tiledqr_factors_cols(f), n);
+  const double eps = std::numeric_limits<T>::epsilon();
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t i = j + 1; i < m; ++i) ASSERT_EQ(r[size_t(i + j * lda)], T(0)) << "below the diagonal";
+  for (int64_t j = 0; j < n; ++j)  // rows beyond m (lda > m) are not touched
+    for (int64_t i = m; i < lda; ++i) ASSERT_EQ(r[size_t(i + j * lda)], a.data[size_t(i + j * lda)]);
+  std::vector<T> qr = r;
+  ASSERT_EQ(P::ormqr('N', m, n, f, qr.data(), lda), TILEDQR_SUCCESS) << tiledqr_last_error();
+  const double backward = diff_norm(a.data.data(), qr.data(), m, n, lda, lda) /
+                          (diff_norm<T>(a.data.data(), nullptr, m, n, lda, 0) * double(n) * eps);
+  EXPECT_LT(backward, 50) << m << "x" << n;
+  // Qᵀ (Q R) gives R back.
+  ASSERT_EQ(P::ormqr('T', m, n, f, qr.data(), lda), TILEDQR_SUCCESS) << tiledqr_last_error();
+  EXPECT_LT(diff_norm(r.data(), qr.data(), m, n, lda, lda) / (diff_norm<T>(r.data(), nullptr, m, n, lda, 0) * n * eps),
+            50);
+  const int64_t k = std::min(m, n);
+  std::vector<T> q(size_t(m * k));
+  ASSERT_EQ(P::orgqr(m, k, f, q.data(), m), TILEDQR_SUCCESS) << tiledqr_last_error();
+  std::vector<T> qtq(size_t(k * k), T(0)), identity(size_t(k * k), T(0));
+  for (int64_t i = 0; i < k; ++i) identity[size_t(i + i * k)] = T(1);
+  for (int64_t j = 0; j < k; ++j)
+    for (int64_t i = 0; i < k; ++i) {
+      double s = 0;
+      for (int64_t l = 0; l < m; ++l) s += double(q[size_t(l + i * m)]) * double(q[size_t(l + j * m)]);
+      qtq[size_t(i + j * k)] = T(s);
+    }
+  EXPECT_LT(diff_norm(identity.data(), qtq.data(), k, k, k, k) / (double(n) * eps), 50);
+  tiledqr_factors_free(f);
+}
+
+TYPED_TEST(CapiFactor, DefaultsOnShapes) {
+  const tiledqr_options defaults{};
+  uint64_t salt = 1;
+  for (const auto& [m, n] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {5, 3}, {3, 5}, {100, 37}, {64, 64},
+                                                                        {37, 100}, {300, 20}})
+    expect_accurate<TypeParam>(m, n, m, defaults, salt++);
+}
+
+TYPED_TEST(CapiFactor, EveryOption) {
+  uint64_t salt = 100;
+  for (int tree : {TILEDQR_TREE_AUTO, TILEDQR_TREE_FLAT, TILEDQR_TREE_BINARY, TILEDQR_TREE_GREEDY})
+    for (int backend : {TILEDQR_BACKEND_LAPACK, TILEDQR_BACKEND_REFERENCE})
+      for (int threads : {1, 3}) {
+        SCOPED_TRACE("tree " + std::to_string(tree) + " backend " + std::to_string(backend) + " threads " +
+                     std::to_string(threads));
+        const tiledqr_options opts{16, 8, tree, threads, backend};
+        expect_accurate<TypeParam>(150, 70, 160, opts, salt++);
+      }
+}
+
+TYPED_TEST(CapiFactor, CompleteQ) {
+  // orgqr with k = m: every column of the square Q has unit norm and Qᵀ A = R.
+  using T = typename TypeParam::T;
+  auto engine = make_engine(7);
+  const int64_t m = 50, n = 20;
+  const DenseMatrix<T> a = random_matrix<T>(m, n, engine);
+  std::vector<T> r = a.data;
+  tiledqr_factors* f = nullptr;
+  ASSERT_EQ(TypeParam::geqrf(m, n, r.data(), m, &f, nullptr), TILEDQR_SUCCESS);
+  std::vector<T> q(size_t(m * m));
+  ASSERT_EQ(TypeParam::orgqr(m, m, f, q.data(), m), TILEDQR_SUCCESS) << tiledqr_last_error();
+  for (int64_t j = 0; j < m; ++j) {
+    double s = 0;
+    for (int64_t i = 0; i < m; ++i) s += double(q[size_t(i + j * m)]) * q[size_t(i + j * m)];
+    EXPECT_NEAR(s, 1.0, 100 * std::numeric_limits<T>::epsilon()) << "column " << j;
+  }
+  tiledqr_factors_free(f);
+}
+
+template <typename P>
+class CapiLeastSquares : public ::testing::Test {};
+TYPED_TEST_SUITE(CapiLeastSquares, Precisions);
+
+// Pass rule: ‖X − X_lapack‖_F ≤ 100·n·ε·κ-free scale ‖X_lapack‖_F on a
+// well-conditioned random problem (LAPACKE_?gels on the same input).
+TYPED_TEST(CapiLeastSquares, MatchesLapack) {
+  using T = typename TypeParam::T;
+  auto engine = make_engine(11);
+  const int64_t m = 120, n = 45, nrhs = 3, lda = 125, ldb = 130;
+  const DenseMatrix<T> a = random_matrix<T>(lda, n, engine);
+  const DenseMatrix<T> b = random_matrix<T>(ldb, nrhs, engine);
+  std::vector<T> a1 = a.data, b1 = b.data, a2 = a.data, b2 = b.data;
+  const tiledqr_options opts{16, 0, TILEDQR_TREE_BINARY, 2, TILEDQR_BACKEND_LAPACK};
+  ASSERT_EQ(TypeParam::gels(m, n, nrhs, a1.data(), lda, b1.data(), ldb, &opts), TILEDQR_SUCCESS)
+      << tiledqr_last_error();
+  int info = 0;
+  if constexpr (std::is_same_v<T, double>)
+    info = LAPACKE_dgels(LAPACK_COL_MAJOR, 'N', int(m), int(n), int(nrhs), a2.data(), int(lda), b2.data(), int(ldb));
+  else
+    info = LAPACKE_sgels(LAPACK_COL_MAJOR, 'N', int(m), int(n), int(nrhs), a2.data(), int(lda), b2.data(), int(ldb));
+  ASSERT_EQ(info, 0);
+  const double scale = diff_norm<T>(b2.data(), nullptr, n, nrhs, ldb, 0);
+  EXPECT_LT(diff_norm(b1.data(), b2.data(), n, nrhs, ldb, ldb) / scale,
+            100 * double(n) * std::numeric_limits<T>::epsilon());
+  // R's diagonal agrees with LAPACK's up to sign.
+  for (int64_t i = 0; i < n; ++i)
+    EXPECT_NEAR(std::abs(double(a1[size_t(i + i * lda)])), std::abs(double(a2[size_t(i + i * lda)])),
+                1e3 * std::numeric_limits<T>::epsilon() * std::abs(double(a2[size_t(i + i * lda)])));
+}
+
+// A matrix with two equal columns is rank-deficient: the status says so, B
+// is unchanged, A holds R.
+TYPED_TEST(CapiLeastSquares, RankCheck) {
+  using T = typename TypeParam::T;
+  auto engine = make_engine(13);
+  const int64_t m = 40, n = 10;
+  DenseMatrix<T> a = random_matrix<T>(m, n, engine);
+  for (int64_t i = 0; i < m; ++i) a(i, 6) = a(i, 2);
+  const DenseMatrix<T> b = random_matrix<T>(m, 1, engine);
+  std::vector<T> b1 = b.data;
+  EXPECT_EQ(TypeParam::gels(m, n, 1, a.data.data(), m, b1.data(), m, nullptr), TILEDQR_RANK_DEFICIENT);
+  EXPECT_NE(std::string(tiledqr_last_error()).find("rank-deficient"), std::string::npos) << tiledqr_last_error();
+  EXPECT_EQ(b1, b.data);
+  // The zero matrix too (max |r_jj| = 0).
+  std::vector<T> zero(size_t(m * n), T(0));
+  EXPECT_EQ(TypeParam::gels(m, n, 1, zero.data(), m, b1.data(), m, nullptr), TILEDQR_RANK_DEFICIENT);
+}
+
+// Each bad argument gives its status and a message naming it; nothing is
+// written and no handle is returned.
+TEST(CapiErrors, BadArguments) {
+  std::vector<double> a(20, 1.0), b(20, 1.0);
+  a[0] = 2;
+  tiledqr_factors* f = reinterpret_cast<tiledqr_factors*>(&a);  // must be overwritten with NULL
+  const auto expect = [&](int status, int expected, const char* fragment) {
+    EXPECT_EQ(status, expected) << tiledqr_last_error();
+    EXPECT_NE(std::string(tiledqr_last_error()).find(fragment), std::string::npos)
+        << "message '" << tiledqr_last_error() << "' lacks '" << fragment << "'";
+  };
+  expect(tiledqr_dgeqrf(0, 3, a.data(), 1, &f, nullptr), TILEDQR_ERR_INVALID_ARGUMENT, "at least 1x1");
+  EXPECT_EQ(f, nullptr);
+  expect(tiledqr_dgeqrf(4, 3, a.data(), 3, &f, nullptr), TILEDQR_ERR_INVALID_ARGUMENT, "lda");
+  expect(tiledqr_dgeqrf(4, 3, nullptr, 4, &f, nullptr), TILEDQR_ERR_INVALID_ARGUMENT, "A is NULL");
+  for (const tiledqr_options& o : {tiledqr_options{-1, 0, 0, 0, 0}, tiledqr_options{0, -2, 0, 0, 0},
+                                   tiledqr_options{0, 0, 9, 0, 0}, tiledqr_options{0, 0, 0, -1, 0},
+                                   tiledqr_options{0, 0, 0, 0, 5}})
+    expect(tiledqr_dgeqrf(4, 3, a.data(), 4, &f, &o), TILEDQR_ERR_INVALID_ARGUMENT, "options.");
+  const std::vector<double> unchanged = a;
+  a[5] = std::numeric_limits<double>::quiet_NaN();
+  expect(tiledqr_dgeqrf(4, 3, a.data(), 4, &f, nullptr), TILEDQR_ERR_INVALID_ARGUMENT, "A(2,2) is not finite");
+  a[5] = unchanged[5];
+  EXPECT_EQ(a, unchanged);
+  EXPECT_EQ(f, nullptr);
+  expect(tiledqr_dgels(3, 4, 1, a.data(), 3, b.data(), 3, nullptr), TILEDQR_ERR_INVALID_ARGUMENT, "m >= n");
+
+  ASSERT_EQ(tiledqr_dgeqrf(4, 3, a.data(), 4, &f, nullptr), TILEDQR_SUCCESS);
+  EXPECT_STREQ(tiledqr_last_error(), "");
+  expect(tiledqr_dormqr('X', 4, 1, f, b.data(), 4), TILEDQR_ERR_INVALID_ARGUMENT, "trans");
+  expect(tiledqr_dormqr('T', 5, 1, f, b.data(), 5), TILEDQR_ERR_INVALID_ARGUMENT, "rows (4)");
+  expect(tiledqr_dormqr('T', 4, 1, f, b.data(), 3), TILEDQR_ERR_INVALID_ARGUMENT, "ldB");
+  expect(tiledqr_dormqr('T', 4, -1, f, b.data(), 4), TILEDQR_ERR_INVALID_ARGUMENT, "nrhs");
+  expect(tiledqr_dormqr('T', 4, 1, nullptr, b.data(), 4), TILEDQR_ERR_INVALID_ARGUMENT, "NULL");
+  expect(tiledqr_dorgqr(4, 5, f, b.data(), 4), TILEDQR_ERR_INVALID_ARGUMENT, "k must be");
+  std::vector<float> bf(4, 1.0f);
+  expect(tiledqr_sormqr('T', 4, 1, f, bf.data(), 4), TILEDQR_ERR_INVALID_ARGUMENT, "double-precision");
+  tiledqr_factors_free(f);
+  tiledqr_factors_free(nullptr);
+}
+
+TEST(CapiErrors, StatusNames) {
+  for (int s : {TILEDQR_SUCCESS, TILEDQR_RANK_DEFICIENT, TILEDQR_ERR_INVALID_ARGUMENT, TILEDQR_ERR_OUT_OF_MEMORY,
+                TILEDQR_ERR_NO_GPU, TILEDQR_ERR_GPU, TILEDQR_ERR_GPU_ARCH, TILEDQR_ERR_STALLED, TILEDQR_ERR_INTERNAL})
+    EXPECT_STRNE(tiledqr_strerror(s), "unknown tiledqr status") << s;
+  EXPECT_STREQ(tiledqr_strerror(12345), "unknown tiledqr status");
+  EXPECT_STREQ(tiledqr_version(), TILEDQR_EXPECTED_VERSION);
+}
+
+// The executors run BLAS on one thread inside tasks; the caller's OpenBLAS
+// thread count is the same after a call as before it.
+TEST(CapiErrors, BlasThreadsRestored) {
+  openblas_set_num_threads(2);
+  const int before = openblas_get_num_threads();
+  auto engine = make_engine(17);
+  DenseMatrix<double> a = random_matrix<double>(80, 80, engine);
+  ASSERT_EQ(tiledqr_dgeqrf(80, 80, a.data.data(), 80, nullptr, nullptr), TILEDQR_SUCCESS);
+  EXPECT_EQ(openblas_get_num_threads(), before);
+}
+
+}  // namespace

@@ -5,13 +5,13 @@
 
 #include "elimination_tree.hpp"
 #include "errors.hpp"
-#include "kernels/geqrt.hpp"
-#include "kernels/ormqr.hpp"
-#include "kernels/tsmqr.hpp"
-#include "kernels/tsqrt.hpp"
-#include "kernels/ttmqr.hpp"
-#include "kernels/ttqrt.hpp"
-#include "lapack_kernels.hpp"
+#include "kernels/host/geqrt.hpp"
+#include "kernels/host/ormqr.hpp"
+#include "kernels/host/tsmqr.hpp"
+#include "kernels/host/tsqrt.hpp"
+#include "kernels/host/ttmqr.hpp"
+#include "kernels/host/ttqrt.hpp"
+#include "kernels/lapack/lapack_kernels.hpp"
 
 namespace tiledqr {
 

@@ -11,10 +11,10 @@
 #include <string>
 #include <thread>
 
-#include "apply_q_kernel.cuh"
-#include "back_substitution_kernel.cuh"
-#include "cuda_check.hpp"
-#include "layout_kernels.cuh"
+#include "kernels/warp/ormqr_matrix.cuh"
+#include "kernels/warp/trtrs.cuh"
+#include "gpu/cuda_check.hpp"
+#include "gpu/layout_kernels.cuh"
 #include "persistent_qr.cuh"
 
 namespace tiledqr::gpu {

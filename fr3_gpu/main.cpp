@@ -5,7 +5,7 @@
 // reported as backend "gpu-warp").
 #include <cuda_runtime.h>
 
-#include "cuda_check.hpp"
+#include "gpu/cuda_check.hpp"
 #include "gpu_qr.hpp"
 #include "stage_main.hpp"
 

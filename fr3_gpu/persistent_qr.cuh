@@ -18,10 +18,10 @@
 
 #include <cstdint>
 
-#include "kernels/warp_geqrt.cuh"
-#include "kernels/warp_ormqr.cuh"
-#include "kernels/warp_tsmqr.cuh"
-#include "kernels/warp_tsqrt.cuh"
+#include "kernels/warp/geqrt.cuh"
+#include "kernels/warp/ormqr.cuh"
+#include "kernels/warp/tsmqr.cuh"
+#include "kernels/warp/tsqrt.cuh"
 #include "task_grid.hpp"
 #include "task_queue.hpp"
 #include "task_word.hpp"

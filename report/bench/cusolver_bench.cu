@@ -12,7 +12,7 @@
 
 #include "bench_case.hpp"
 #include "checks.hpp"
-#include "cuda_check.hpp"
+#include "gpu/cuda_check.hpp"
 #include "gpu_bench_support.hpp"
 #include "gpu_qr.hpp"
 

@@ -13,7 +13,7 @@
 
 #include "bench_case.hpp"
 #include "checks.hpp"
-#include "cuda_check.hpp"
+#include "gpu/cuda_check.hpp"
 #include "errors.hpp"
 #include "fr4_qr.hpp"
 #include "gpu_bench_support.hpp"

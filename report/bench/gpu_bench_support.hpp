@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "bench_case.hpp"
-#include "cuda_check.hpp"
+#include "gpu/cuda_check.hpp"
 #include "size_check.hpp"
 
 namespace tiledqr::bench {

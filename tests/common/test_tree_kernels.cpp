@@ -31,9 +31,9 @@
 #include "dag.hpp"
 #include "elimination_tree.hpp"
 #include "kernels/householder.hpp"
-#include "kernels/ttmqr.hpp"
-#include "kernels/ttqrt.hpp"
-#include "lapack_kernels.hpp"
+#include "kernels/host/ttmqr.hpp"
+#include "kernels/host/ttqrt.hpp"
+#include "kernels/lapack/lapack_kernels.hpp"
 #include "serial_executor.hpp"
 
 namespace tiledqr {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "checks.hpp"
-#include "cuda_check.hpp"
+#include "gpu/cuda_check.hpp"
 #include "errors.hpp"
 #include "kernels/householder.hpp"
 #include "gpu_qr.hpp"

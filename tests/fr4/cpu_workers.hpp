@@ -9,8 +9,8 @@
 #include <thread>
 #include <vector>
 
-#include "device_graph.hpp"
-#include "scheduler_core.hpp"
+#include "taskgraph/device_graph.hpp"
+#include "taskgraph/scheduler_core.hpp"
 
 namespace tiledqr::fr4::testing {
 

@@ -4,7 +4,7 @@
 
 #include <cstdio>
 
-#include "device_graph.hpp"
+#include "taskgraph/device_graph.hpp"
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);

@@ -9,7 +9,7 @@
 #include <random>
 #include <string>
 
-#include "graph_generators.hpp"
+#include "taskgraph/graph_generators.hpp"
 #include "record_kinds.cuh"
 
 int main(int argc, char** argv) {

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "graph.hpp"
-#include "graph_exec.cuh"
+#include "taskgraph/graph.hpp"
+#include "taskgraph/graph_exec.cuh"
 
 namespace tiledqr::fr4::testing {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "graph_generators.hpp"
+#include "taskgraph/graph_generators.hpp"
 #include "record_kinds.cuh"
 #include "test_seed.hpp"
 

@@ -8,8 +8,8 @@
 #include <utility>
 #include <vector>
 
-#include "device_graph.hpp"
-#include "graph.hpp"
+#include "taskgraph/device_graph.hpp"
+#include "taskgraph/graph.hpp"
 
 namespace tiledqr::fr4 {
 namespace {

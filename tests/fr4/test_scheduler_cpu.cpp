@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "cpu_workers.hpp"
-#include "device_graph.hpp"
-#include "graph_generators.hpp"
+#include "taskgraph/device_graph.hpp"
+#include "taskgraph/graph_generators.hpp"
 #include "test_seed.hpp"
 
 namespace tiledqr::fr4 {

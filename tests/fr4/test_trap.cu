@@ -17,7 +17,7 @@
 #include <string>
 #include <thread>
 
-#include "graph_generators.hpp"
+#include "taskgraph/graph_generators.hpp"
 #include "record_kinds.cuh"
 
 namespace {

@@ -10,7 +10,7 @@
 #include <string>
 
 #include "checks.hpp"
-#include "cuda_check.hpp"
+#include "gpu/cuda_check.hpp"
 #include "fr4_qr.hpp"
 #include "gpu_qr.hpp"
 #include "hard_matrices.hpp"

@@ -1,5 +1,5 @@
 // The result of a tiled QR factorisation and what users do with it
-// (DESIGN §3). Every CPU executor fills one by running tasks through
+// (docs/design.md §6). Every CPU executor fills one by running tasks through
 // run_task(); GPU stages download theirs into the same layout.
 #pragma once
 

@@ -1,6 +1,6 @@
 // Every CUDA runtime call and kernel launch of the GPU stages goes through
 // check(): a failure becomes tiledqr::GpuError carrying CUDA's own text, so
-// no error is silent (DESIGN §3).
+// no error is silent (docs/design.md §6).
 #pragma once
 
 #include <cuda_runtime.h>

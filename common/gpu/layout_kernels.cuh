@@ -1,5 +1,5 @@
 // Moving matrices between the column-major layout of the API and the tile
-// layout the factorisation works in (DESIGN §2.1, as common/tile_matrix.hpp:
+// layout the factorisation works in (docs/design.md §2, as common/tile_matrix.hpp:
 // tile (i, j) at (i + j·p)·32·32, col-major, ld = 32, zero padding), plus
 // the small fills the launches need. Grid-stride loops; any launch size works.
 #pragma once

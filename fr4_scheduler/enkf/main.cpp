@@ -7,7 +7,7 @@
 //   fr4_enkf --n 25000 --m 32 --l 10 --density 0.05 --method auto --json
 //   fr4_enkf --input-c c.mtx --input-e e.mtx --input-h h.mtx --method fft --check
 //
-// Exit codes (DESIGN §4): 0 ok, 2 bad usage or input, 3 --check failed,
+// Exit codes (docs/design.md §7): 0 ok, 2 bad usage or input, 3 --check failed,
 // 4 no usable GPU or a CUDA failure.
 #include <CLI/CLI.hpp>
 

@@ -7,7 +7,7 @@
 //   fr4_lcs --a x.fa --b y.fa --traceback lcs.txt --check
 //   fr4_lcs --bench --out report/data/lcs.csv --commit $(git rev-parse --short HEAD)
 //
-// Exit codes (DESIGN §4): 0 ok, 2 bad usage or input, 3 a check failed,
+// Exit codes (docs/design.md §7): 0 ok, 2 bad usage or input, 3 a check failed,
 // 4 no usable GPU, 5 the FR4 watchdog ended a run.
 #include <CLI/CLI.hpp>
 

@@ -1,4 +1,4 @@
-// The tiled QR factorisation as an FR4 workload (DESIGN §6, examples/qr):
+// The tiled QR factorisation as an FR4 workload (docs/design.md §9, examples/qr):
 // the DAG of common/dag.hpp for any elimination tree, run by the generic
 // scheduler with FR3's warp tile kernels (tile 32), and the usual calls on
 // device pointers. A DeviceQr plans once for a shape (builds and uploads

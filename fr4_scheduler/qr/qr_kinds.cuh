@@ -1,4 +1,4 @@
-// The tiled QR's task kinds on the FR4 scheduler (DESIGN §6, workload qr):
+// The tiled QR's task kinds on the FR4 scheduler (docs/design.md §9, workload qr):
 // one kind per TaskKind (kind id = its value), each a call of one of FR3's
 // warp tile kernels (fr3_gpu/kernels) on tiles of 32, so FR4 runs exactly
 // the arithmetic FR3 runs, in the order the DAG of common/dag.hpp allows.

@@ -1,4 +1,4 @@
-// The host side of the FR4 scheduler (DESIGN §6): a task graph in the
+// The host side of the FR4 scheduler (docs/design.md §9): a task graph in the
 // spirit of Taskflow. Register the kinds your executor's functor knows, add
 // tasks with their argument blocks, and either state edges (precede /
 // succeed) or declare which data objects each task reads and writes and let

@@ -1,4 +1,4 @@
-// An instantiated graph (DESIGN §6), like a CUDA graph exec: uploaded once,
+// An instantiated graph (docs/design.md §9), like a CUDA graph exec: uploaded once,
 // run many times, each run with its own parameter block; argument blocks
 // may be replaced between runs.
 //

@@ -1,4 +1,4 @@
-// The FR4 device executor (DESIGN §6): one persistent kernel, launched
+// The FR4 device executor (docs/design.md §9): one persistent kernel, launched
 // cooperatively so every block is resident; each warp is a worker running
 // the loop of scheduler_core.hpp. Task kinds are a compile-time functor:
 //

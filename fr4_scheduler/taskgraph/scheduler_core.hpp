@@ -1,4 +1,4 @@
-// The scheduler's queue and counters (DESIGN §6), written once for the GPU
+// The scheduler's queue and counters (docs/design.md §9), written once for the GPU
 // and the CPU: on the device one warp is one worker (lane 0 takes tickets,
 // all 32 lanes decrement successors); on the host one std::thread is one
 // worker of width 1, which is how tests/fr4 hammers this code in CI.

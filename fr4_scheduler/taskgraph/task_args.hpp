@@ -1,4 +1,4 @@
-// The two plain-data blocks a task kind sees (DESIGN §6): its own argument
+// The two plain-data blocks a task kind sees (docs/design.md §9): its own argument
 // block, stored per task like a kernel node's parameters, and the run
 // parameters, one block shared by every task of one run (pointers that
 // change from run to run, like the data of a re-launched CUDA graph).

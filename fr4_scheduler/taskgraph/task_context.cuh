@@ -1,4 +1,4 @@
-// What a task kind's code sees while it runs (DESIGN §6): who runs it (a
+// What a task kind's code sees while it runs (docs/design.md §9): who runs it (a
 // warp, or every thread of a block), the team's shared scratch memory, and
 // the run's parameter block.
 //

@@ -1,5 +1,5 @@
-// cuSOLVER's geqrf for the benchmark driver (the GPU-as-accelerator peer of
-// ANCHORS.md): handle, workspace query and allocations outside the timing;
+// cuSOLVER's geqrf for the benchmark driver (the GPU-as-accelerator peer
+// every GPU figure is measured against): handle, workspace query and allocations outside the timing;
 // each timed run factors a fresh device copy of the same matrix, with CUDA
 // events around cusolverDn?geqrf only.
 #include <cuda_runtime.h>

@@ -1,4 +1,4 @@
-// Tests for the tall-skinny tree variants (DESIGN §5).
+// Tests for the tall-skinny tree variants (docs/design.md §8).
 //
 // TreeKernels: the reference ttqrt/ttmqr kernels (common/kernels/) and the
 // lapack backend's tpqrt/tpmqrt wrappers with l = n (common/lapack_kernels)

@@ -1,5 +1,5 @@
 // The scheduler core's queue and counters hammered by 8 std::threads
-// (DESIGN §7: the same code as the GPU's, compiled for the host). Host only
+// (docs/design.md §10: the same code as the GPU's, compiled for the host). Host only
 // (suite fr4, runs in CI).
 #include <gtest/gtest.h>
 

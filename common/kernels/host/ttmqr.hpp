@@ -5,7 +5,7 @@
 namespace tiledqr::kernels {
 
 // ttmqr — [A1; A2] ← Qᵀ [A1; A2] (transpose) or Q [A1; A2], with Q from
-// ttqrt: v_l = [e_l; V2(0..min(l, m−1), l)] (DESIGN §5).
+// ttqrt: v_l = [e_l; V2(0..min(l, m−1), l)] (docs/design.md §8).
 //   v   (m, k) col-major, ldv ≥ m: upper triangle holds V2;
 //   tau (k);
 //   a1  (k, n) col-major, lda1 ≥ k;

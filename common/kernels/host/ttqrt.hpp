@@ -5,7 +5,7 @@
 namespace tiledqr::kernels {
 
 // ttqrt — QR of a triangle on top of a triangle, [R1; R2] = Q [R̂; 0], the
-// merge step of the tall-skinny trees (DESIGN §5; Hadri, Ltaief, Agullo,
+// merge step of the tall-skinny trees (docs/design.md §8; Hadri, Ltaief, Agullo,
 // Dongarra, LAWN 222). Like tsqrt, but column j of R2 has only rows
 // 0..min(j, m−1), so v_j does too and the upper triangle of A2 holds V2.
 //   a1  (n, n) col-major, lda1 ≥ n: upper triangle R1 in, R̂ out;

@@ -1,4 +1,4 @@
-// The second kernel backend (DESIGN §2.2): the same four (six) tile
+// The second kernel backend (docs/design.md §3): the same four (six) tile
 // operations as LAPACK's tile routines ?geqrt, ?gemqrt, ?tpqrt, ?tpmqrt —
 // same arguments, same outputs (V, R and compact-WY T factors of inner
 // block ib, T stored (ib, k) as LAPACK's routines store it) — built so that

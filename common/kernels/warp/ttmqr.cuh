@@ -6,7 +6,7 @@ namespace tiledqr::gpu {
 
 // warp_ttmqr — one warp applies a ttqrt's Q to a pair of tiles:
 // [A1; A2] ← Qᵀ [A1; A2] (transpose) or Q [A1; A2], Q = H_0 ⋯ H_31,
-// v_l = [e_l; V2(0..l, l)] (DESIGN §5). The warp twin of
+// v_l = [e_l; V2(0..l, l)] (docs/design.md §8). The warp twin of
 // kernels::ttmqr(transpose, 32, 32, 32, ...).
 //   v      (32, 32) col-major, ld = 32, global: V2 in its upper triangle, as
 //          warp_ttqrt leaves it (the strict lower triangle is not read);

@@ -6,7 +6,7 @@
 namespace tiledqr::gpu {
 
 // warp_ttqrt — one warp factors a triangle on top of a triangle,
-// [R1; R2] = Q [R̂; 0], the merge step of the tall-skinny trees (DESIGN §5;
+// [R1; R2] = Q [R̂; 0], the merge step of the tall-skinny trees (docs/design.md §8;
 // Hadri, Ltaief, Agullo, Dongarra, LAWN 222). Like warp_tsqrt, but column j
 // of R2 has rows 0..j only, so v_j = [e_j; V2(0..j, j)] and V2 fills the
 // upper triangle of a2. The warp twin of kernels::ttqrt(32, 32, ...).

@@ -1,3 +1,8 @@
+// What the LAPACK-backed kernels share (one kernel per file beside it):
+// the BLAS/LAPACK entry points by precision, per-thread workspace, argument
+// checks and the gemm-based application of one compact-WY block.
+#pragma once
+
 #include "kernels/lapack/lapack_kernels.hpp"
 
 #include <cblas.h>
@@ -8,8 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace tiledqr::lapack_kernels {
-namespace {
+namespace tiledqr::lapack_kernels::detail {
 
 // ------------------------------------------------------------ BLAS/LAPACK
 
@@ -67,7 +71,7 @@ struct Blas<float> {
 // OpenBLAS (0.3.21 to 0.3.26 on AVX-512 cores) runs a no-transpose gemm with
 // m·n·k ≤ 100³ through its small-matrix kernel, without the buffer lock;
 // larger products are split by columns to stay below it.
-constexpr double kSmallGemmVolume = 100.0 * 100.0 * 100.0;
+inline constexpr double kSmallGemmVolume = 100.0 * 100.0 * 100.0;
 
 // ------------------------------------------------------------ workspace
 
@@ -95,12 +99,12 @@ T* sized(std::vector<T>& buffer, size_t elements) {
   return buffer.data();
 }
 
-[[noreturn]] void bad_argument(const char* routine, const char* name, int value) {
+[[noreturn]] inline void bad_argument(const char* routine, const char* name, int value) {
   throw std::logic_error(std::string(routine) + ": invalid argument " + name + " = " +
                          std::to_string(value));
 }
 
-void require(bool ok, const char* routine, const char* name, int value) {
+inline void require(bool ok, const char* routine, const char* name, int value) {
   if (!ok) bad_argument(routine, name, value);
 }
 
@@ -215,7 +219,7 @@ Block<T> load_tp_block(int m, int l, int i0, int kb, const T* v, int ldv, const 
 
 // Columns per gemm call: as many as keep kb·rows·columns within the
 // small-matrix volume, spread evenly over the pieces n needs.
-int column_chunk(int n, int kb, int rows) {
+inline int column_chunk(int n, int kb, int rows) {
   const double per_column = double(kb) * double(std::max(rows, kb));
   const int most = std::max(1, int(kSmallGemmVolume / per_column));
   const int pieces = (n + most - 1) / most;
@@ -296,159 +300,4 @@ void t_column(int j, T tau, const T* z, T* t, int ldt) {
   col[j] = tau;
 }
 
-}  // namespace
-
-// ------------------------------------------------------------ geqrt
-
-template <typename T>
-void geqrt(int m, int n, int ib, T* a, int lda, T* t, int ldt) {
-  const int k = std::min(m, n);
-  require(m >= 0, "geqrt", "m", m);
-  require(n >= 0, "geqrt", "n", n);
-  require(ib >= 1 && (ib <= k || k == 0), "geqrt", "ib", ib);
-  require(lda >= std::max(1, m), "geqrt", "lda", lda);
-  require(ldt >= ib, "geqrt", "ldt", ldt);
-  if (k == 0) return;
-  Scratch<T>& s = scratch<T>();
-  T* tau = sized(s.vec, size_t(std::max(ib, n)));
-  T* work = sized(s.work, size_t(ib));
-  for (int i0 = 0; i0 < k; i0 += ib) {
-    const int kb = std::min(ib, k - i0);
-    const int rows = m - i0;
-    T* panel = a + i0 + size_t(i0) * lda;
-    if (Blas<T>::geqr2(rows, kb, panel, lda, tau, work) != 0)
-      throw std::logic_error("geqrt: ?geqr2 rejected its arguments");
-    // T of the block: z = V(:, 0:j)ᵀ v_j, v_j = e_j below the diagonal.
-    T* tb = t + size_t(i0) * ldt;
-    std::vector<T>& zbuf = s.w2;  // free until the trailing update below
-    T* z = sized(zbuf, size_t(kb));
-    for (int j = 0; j < kb; ++j) {
-      const T* vj = panel + size_t(j) * lda;
-      if (j > 0) {
-        if (rows - j - 1 > 0) Blas<T>::gemv_t(rows - j - 1, j, panel + j + 1, lda, vj + j + 1, z);
-        else std::fill_n(z, j, T(0));
-        for (int i = 0; i < j; ++i) z[i] += panel[j + size_t(i) * lda];
-      }
-      t_column(j, tau[j], z, tb, ldt);
-    }
-    if (i0 + kb < n)
-      apply_geqrt_block(true, m, n - i0 - kb, i0, kb, a, lda, t, ldt,
-                        a + size_t(i0 + kb) * lda, lda);
-  }
-}
-
-// ------------------------------------------------------------ gemqrt
-
-template <typename T>
-void gemqrt(bool transpose, int m, int n, int k, int ib, const T* v, int ldv, const T* t, int ldt,
-            T* c, int ldc) {
-  require(m >= 0, "gemqrt", "m", m);
-  require(n >= 0, "gemqrt", "n", n);
-  require(k >= 0 && k <= m, "gemqrt", "k", k);
-  require(ib >= 1 && (ib <= k || k == 0), "gemqrt", "ib", ib);
-  require(ldv >= std::max(1, m), "gemqrt", "ldv", ldv);
-  require(ldt >= ib, "gemqrt", "ldt", ldt);
-  require(ldc >= std::max(1, m), "gemqrt", "ldc", ldc);
-  if (m == 0 || n == 0 || k == 0) return;
-  const int blocks = (k + ib - 1) / ib;
-  for (int step = 0; step < blocks; ++step) {
-    const int i0 = (transpose ? step : blocks - 1 - step) * ib;
-    apply_geqrt_block(transpose, m, n, i0, std::min(ib, k - i0), v, ldv, t, ldt, c, ldc);
-  }
-}
-
-// ------------------------------------------------------------ tpqrt
-
-template <typename T>
-void tpqrt(int m, int n, int l, int ib, T* a, int lda, T* b, int ldb, T* t, int ldt) {
-  require(m >= 0, "tpqrt", "m", m);
-  require(n >= 0, "tpqrt", "n", n);
-  require(l >= 0 && l <= std::min(m, n), "tpqrt", "l", l);
-  require(ib >= 1 && (ib <= n || n == 0), "tpqrt", "ib", ib);
-  require(lda >= std::max(1, n), "tpqrt", "lda", lda);
-  require(ldb >= std::max(1, m), "tpqrt", "ldb", ldb);
-  require(ldt >= ib, "tpqrt", "ldt", ldt);
-  if (m == 0 || n == 0) return;
-  Scratch<T>& s = scratch<T>();
-  T* w = sized(s.vec, size_t(n));
-  for (int i0 = 0; i0 < n; i0 += ib) {
-    const int kb = std::min(ib, n - i0);
-    T* tb = t + size_t(i0) * ldt;
-    for (int j = 0; j < kb; ++j) {
-      const int g = i0 + j;                          // column of A and B
-      const int p = std::min(m, m - l + g + 1);      // rows of B's column g
-      T* bg = b + size_t(g) * ldb;
-      T tau = T(0);
-      Blas<T>::larfg(p + 1, a + g + size_t(g) * lda, bg, &tau);
-      // H_g on the block's later columns: w = A(g, ·) + B(0:p, ·)ᵀ v.
-      const int right = kb - j - 1;
-      if (right > 0 && tau != T(0)) {
-        T* b_right = bg + ldb;
-        T* a_row = a + g + size_t(g + 1) * lda;
-        Blas<T>::gemv_t(p, right, b_right, ldb, bg, w);
-        for (int c = 0; c < right; ++c) {
-          w[c] += a_row[size_t(c) * lda];
-          a_row[size_t(c) * lda] -= tau * w[c];
-        }
-        Blas<T>::ger(p, right, -tau, bg, w, b_right, ldb);
-      }
-      // z_i = v_iᵀ v_g: only the B parts overlap (the A parts are e_i, e_g);
-      // column i0 + i has rows r < min(m, m − l + i0 + i + 1) ≤ p.
-      T* z = sized(s.work, size_t(kb));
-      if (l == 0 && j > 0) {
-        Blas<T>::gemv_t(p, j, b + size_t(i0) * ldb, ldb, bg, z);
-      } else {
-        for (int i = 0; i < j; ++i) {
-          const T* bi = b + size_t(i0 + i) * ldb;
-          const int rows_i = std::min(m, m - l + i0 + i + 1);
-          T sum = T(0);
-          for (int r = 0; r < rows_i; ++r) sum += bi[r] * bg[r];
-          z[i] = sum;
-        }
-      }
-      t_column(j, tau, z, tb, ldt);
-    }
-    if (i0 + kb < n)
-      apply_tp_block(true, m, n - i0 - kb, l, i0, kb, b, ldb, t, ldt,
-                     a + size_t(i0 + kb) * lda, lda, b + size_t(i0 + kb) * ldb, ldb);
-  }
-}
-
-// ------------------------------------------------------------ tpmqrt
-
-template <typename T>
-void tpmqrt(bool transpose, int m, int n, int k, int l, int ib, const T* v, int ldv, const T* t,
-            int ldt, T* a, int lda, T* b, int ldb) {
-  require(m >= 0, "tpmqrt", "m", m);
-  require(n >= 0, "tpmqrt", "n", n);
-  require(k >= 0, "tpmqrt", "k", k);
-  require(l >= 0 && l <= k && l <= m, "tpmqrt", "l", l);
-  require(ib >= 1 && (ib <= k || k == 0), "tpmqrt", "ib", ib);
-  require(ldv >= std::max(1, m), "tpmqrt", "ldv", ldv);
-  require(ldt >= ib, "tpmqrt", "ldt", ldt);
-  require(lda >= std::max(1, k), "tpmqrt", "lda", lda);
-  require(ldb >= std::max(1, m), "tpmqrt", "ldb", ldb);
-  if (m == 0 || n == 0 || k == 0) return;
-  const int blocks = (k + ib - 1) / ib;
-  for (int step = 0; step < blocks; ++step) {
-    const int i0 = (transpose ? step : blocks - 1 - step) * ib;
-    apply_tp_block(transpose, m, n, l, i0, std::min(ib, k - i0), v, ldv, t, ldt, a, lda, b, ldb);
-  }
-}
-
-template void geqrt<double>(int, int, int, double*, int, double*, int);
-template void geqrt<float>(int, int, int, float*, int, float*, int);
-template void gemqrt<double>(bool, int, int, int, int, const double*, int, const double*, int,
-                             double*, int);
-template void gemqrt<float>(bool, int, int, int, int, const float*, int, const float*, int, float*,
-                            int);
-template void tpqrt<double>(int, int, int, int, double*, int, double*, int, double*, int);
-template void tpqrt<float>(int, int, int, int, float*, int, float*, int, float*, int);
-template void tpmqrt<double>(bool, int, int, int, int, int, const double*, int, const double*, int,
-                             double*, int, double*, int);
-template void tpmqrt<float>(bool, int, int, int, int, int, const float*, int, const float*, int,
-                            float*, int, float*, int);
-
-void use_single_threaded_blas() { openblas_set_num_threads(1); }
-
-}  // namespace tiledqr::lapack_kernels
+}  // namespace tiledqr::lapack_kernels::detail

@@ -5,13 +5,7 @@
 
 #include "elimination_tree.hpp"
 #include "errors.hpp"
-#include "kernels/host/geqrt.hpp"
-#include "kernels/host/ormqr.hpp"
-#include "kernels/host/tsmqr.hpp"
-#include "kernels/host/tsqrt.hpp"
-#include "kernels/host/ttmqr.hpp"
-#include "kernels/host/ttqrt.hpp"
-#include "kernels/lapack/lapack_kernels.hpp"
+#include "kernels/host_binding.hpp"
 
 namespace tiledqr {
 
@@ -62,68 +56,40 @@ int64_t Factorization<T>::merge_block_count() const {
 template <typename T>
 void Factorization<T>::run_task(const Task& t) {
   const int b = tiles.b;
-  const int nb = ib();
-  const bool reference = options.backend == Backend::reference;
-  T* v = tiles.tile(t.i, t.k);
-  switch (t.kind) {
-    case TaskKind::geqrt:
-      if (reference) kernels::geqrt(b, b, v, b, t_local_tile(t.i, t.k));
-      else lapack_kernels::geqrt(b, b, nb, v, b, t_local_tile(t.i, t.k), nb);
-      break;
-    case TaskKind::ormqr:
-      if (reference)
-        kernels::ormqr(true, b, b, b, v, b, t_local_tile(t.i, t.k), tiles.tile(t.i, t.j), b);
-      else
-        lapack_kernels::gemqrt(true, b, b, b, nb, v, b, t_local_tile(t.i, t.k), nb,
-                               tiles.tile(t.i, t.j), b);
-      break;
-    case TaskKind::tsqrt:
-    case TaskKind::ttqrt: {
-      const bool triangle = t.kind == TaskKind::ttqrt;
-      T* top = tiles.tile(t.piv, t.k);
-      if (reference && triangle) kernels::ttqrt(b, b, top, b, v, b, t_merge_tile(t.i, t.k));
-      else if (reference) kernels::tsqrt(b, b, top, b, v, b, t_merge_tile(t.i, t.k));
-      else lapack_kernels::tpqrt(b, b, triangle ? b : 0, nb, top, b, v, b, t_merge_tile(t.i, t.k), nb);
-      break;
-    }
-    case TaskKind::tsmqr:
-    case TaskKind::ttmqr: {
-      const bool triangle = t.kind == TaskKind::ttmqr;
-      T* top = tiles.tile(t.piv, t.j);
-      T* bottom = tiles.tile(t.i, t.j);
-      const T* tm = t_merge_tile(t.i, t.k);
-      if (reference && triangle) kernels::ttmqr(true, b, b, b, v, b, tm, top, b, bottom, b);
-      else if (reference) kernels::tsmqr(true, b, b, b, v, b, tm, top, b, bottom, b);
-      else lapack_kernels::tpmqrt(true, b, b, b, triangle ? b : 0, nb, v, b, tm, nb, top, b, bottom, b);
-      break;
-    }
-  }
+  const bool merge = !(t.kind == TaskKind::geqrt || t.kind == TaskKind::ormqr);
+  kernels::HostOperands<T> o{};
+  o.b = b;
+  o.nb = ib();
+  o.cols = b;
+  o.v = tiles.tile(t.i, t.k);
+  o.t = merge ? t_merge_tile(t.i, t.k) : t_local_tile(t.i, t.k);
+  o.top = tiles.tile(t.piv, is_factorization(t.kind) ? t.k : t.j);
+  o.ld_top = b;
+  o.row = tiles.tile(t.i, t.j);
+  o.ld_row = b;
+  kernels::run_host_kernel(t.kind, options.backend == Backend::reference, true, o);
 }
 
 template <typename T>
 void Factorization<T>::apply_panel(int32_t k, bool transpose, T* c, int64_t ldc,
                                    int64_t nrhs) const {
   const int b = tiles.b;
-  const int nb = ib();
-  const int n = static_cast<int>(nrhs);
-  const int ld = static_cast<int>(ldc);
-  const bool reference = options.backend == Backend::reference;
   std::vector<Elimination> plan = panel_eliminations(tiles.p, k, options.tree);
   if (!transpose) std::reverse(plan.begin(), plan.end());
   for (const Elimination& e : plan) {
-    const T* v = tiles.tile(e.i, k);
-    T* row = c + int64_t(e.i) * b;
-    if (e.kind == TaskKind::geqrt) {
-      if (reference) kernels::ormqr(transpose, b, n, b, v, b, t_local_tile(e.i, k), row, ld);
-      else lapack_kernels::gemqrt(transpose, b, n, b, nb, v, b, t_local_tile(e.i, k), nb, row, ld);
-      continue;
-    }
-    const bool triangle = e.kind == TaskKind::ttqrt;
-    T* top = c + int64_t(e.piv) * b;
-    const T* tm = t_merge_tile(e.i, k);
-    if (reference && triangle) kernels::ttmqr(transpose, b, n, b, v, b, tm, top, ld, row, ld);
-    else if (reference) kernels::tsmqr(transpose, b, n, b, v, b, tm, top, ld, row, ld);
-    else lapack_kernels::tpmqrt(transpose, b, n, b, triangle ? b : 0, nb, v, b, tm, nb, top, ld, row, ld);
+    const Task update = update_task(e, k, 0);
+    // The update kinds only read V and T: the const_casts write nothing.
+    kernels::HostOperands<T> o{};
+    o.b = b;
+    o.nb = ib();
+    o.cols = static_cast<int>(nrhs);
+    o.v = const_cast<T*>(tiles.tile(e.i, k));
+    o.t = const_cast<T*>(e.kind == TaskKind::geqrt ? t_local_tile(e.i, k) : t_merge_tile(e.i, k));
+    o.top = c + int64_t(e.piv) * b;
+    o.ld_top = static_cast<int>(ldc);
+    o.row = c + int64_t(e.i) * b;
+    o.ld_row = static_cast<int>(ldc);
+    kernels::run_host_kernel(update.kind, options.backend == Backend::reference, transpose, o);
   }
 }
 

@@ -21,11 +21,9 @@
 #include <vector>
 
 #include "factorization.hpp"
+#include "gpu/tile_shape.hpp"
 
 namespace tiledqr::gpu {
-
-// The tile size of FR3: a warp has one lane per tile column.
-constexpr int warp_tile_size = 32;
 
 struct GpuOptions {
   int executors_per_sm = 1;         // executor blocks per SM (seed 000: one)
@@ -41,9 +39,8 @@ struct GpuOptions {
 // column-major input, its tiles (ragged edges padded) and the τ of both
 // kernel families. The stage CLIs check it before making the matrix.
 inline double factor_device_bytes(int64_t m, int64_t n, size_t element_bytes) {
-  const double p = double((m + warp_tile_size - 1) / warp_tile_size);
-  const double q = double((n + warp_tile_size - 1) / warp_tile_size);
-  const double tile = double(warp_tile_size);
+  const double p = double(tile_shape.count(m)), q = double(tile_shape.count(n));
+  const double tile = double(tile_shape.rows);
   return (double(m) * double(n) + p * q * tile * tile + 2 * p * q * tile) * double(element_bytes);
 }
 

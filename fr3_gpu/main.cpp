@@ -15,9 +15,7 @@ template <typename T>
 tiledqr::Factorization<T> factor_on_gpu(const T* a, int64_t m, int64_t n, int64_t lda,
                                         const tiledqr::Options& options) {
   using namespace tiledqr;
-  if (options.tile != gpu::warp_tile_size)
-    throw InputError("fr3_gpu runs tile " + std::to_string(gpu::warp_tile_size) +
-                     " only (one warp lane per tile column); got --tile " + std::to_string(options.tile));
+  gpu::require_gpu_tile(options.tile, "fr3_gpu");
   if (options.tree != Tree::flat)
     throw InputError("fr3_gpu runs the seed's flat tree; the binary and greedy trees are fr4_scheduler's");
   if (!gpu::device_available()) throw GpuError("no usable CUDA device (fr3_gpu needs an NVIDIA GPU, sm_90)");

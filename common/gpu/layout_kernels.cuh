@@ -10,8 +10,6 @@
 
 namespace tiledqr::gpu {
 
-constexpr int64_t tile_elements = int64_t(warp_tile) * warp_tile;
-
 // Element e of the tile layout (p tile rows): its row and column in the matrix.
 __device__ __forceinline__ void tile_element_position(int64_t e, int32_t p, int64_t& row, int64_t& col) {
   const int64_t tile = e / tile_elements;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "factorization.hpp"
+#include "gpu/tile_shape.hpp"
 #include "options.hpp"
 
 namespace tiledqr::fr4 {
@@ -46,10 +47,11 @@ struct DeviceQrState;
 // per task (header, arguments, counter, ready slot, successors), counting
 // 1.5× the flat tree's Σ_k (p − k)(q − k) tasks to cover the other trees.
 inline double qr_device_bytes(int64_t m, int64_t n, size_t element_bytes) {
-  const int64_t p = (m + 31) / 32, q = (n + 31) / 32;
+  const int64_t p = gpu::tile_shape.count(m), q = gpu::tile_shape.count(n);
   double tasks = 0;
   for (int64_t k = 0; k < p && k < q; ++k) tasks += double(p - k) * double(q - k);
-  return double(p) * double(q) * (32.0 * 32.0 + 2 * 32.0) * double(element_bytes) + 1.5 * 100.0 * tasks;
+  const double tile = double(gpu::tile_shape.rows);
+  return double(p) * double(q) * (tile * tile + 2 * tile) * double(element_bytes) + 1.5 * 100.0 * tasks;
 }
 
 template <typename T>

@@ -23,7 +23,7 @@ namespace tiledqr::fr4 {
 
 namespace qr_detail {
 
-constexpr int64_t tile_elements = int64_t(gpu::warp_tile) * gpu::warp_tile;
+using gpu::tile_elements;
 
 // Grid of a grid-stride kernel over `count` elements.
 inline unsigned blocks_for(int64_t count) {

@@ -15,9 +15,7 @@ template <typename T>
 tiledqr::Factorization<T> factor_on_gpu(const T* a, int64_t m, int64_t n, int64_t lda,
                                         const tiledqr::Options& options) {
   using namespace tiledqr;
-  if (options.tile != 32)
-    throw InputError("fr4_scheduler runs tile 32 only (FR3's warp kernels: one lane per tile column); got --tile " +
-                     std::to_string(options.tile));
+  gpu::require_gpu_tile(options.tile, "fr4_scheduler");
   if (!fr4::gpu_available())
     throw GpuError("no usable CUDA device (fr4_scheduler runs its task graph on an NVIDIA GPU, sm_90)");
   gpu::DeviceBuffer<T> d_a(size_t(m) * size_t(n), "the matrix");

@@ -16,7 +16,7 @@ namespace {
 template <typename T>
 BenchOutcome run_fr3(const BenchCase& c) {
   if (!gpu::device_available()) throw NoDevice{"no CUDA device"};
-  if (c.tile != gpu::warp_tile_size) throw InputError("fr3 runs tile 32 only");
+  gpu::require_gpu_tile(c.tile, "fr3");
   if (c.tree != "flat") throw InputError("fr3 runs the flat tree only");
   const std::vector<T> a = random_input<T>(c);
   const gpu::DeviceBuffer<T> d_a = upload(a);

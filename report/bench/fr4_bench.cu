@@ -47,7 +47,7 @@ fr4::DeviceQr<T>& plan_for(const BenchCase& c, Tree tree) {
 template <typename T>
 BenchOutcome run_fr4(const BenchCase& c) {
   if (!fr4::gpu_available()) throw NoDevice{"no CUDA device"};
-  if (c.tile != 32) throw InputError("fr4 runs tile 32 only (FR3's warp kernels)");
+  gpu::require_gpu_tile(c.tile, "fr4");
   const Tree tree = parse_tree(c.tree);
   const std::vector<T> a = random_input<T>(c);
   const gpu::DeviceBuffer<T> d_a = upload(a);

@@ -12,11 +12,13 @@
 // with ld = 32, in global memory.
 #pragma once
 
+#include "gpu/tile_shape.hpp"
 #include "host_device.hpp"
 
 namespace tiledqr::gpu {
 
-constexpr int warp_tile = 32;                // b: rows and columns of a tile
+constexpr int warp_tile = tile_shape.rows;   // b: rows and columns of a tile
+constexpr int64_t tile_elements = tile_shape.elements();
 constexpr int staged_ld = warp_tile + 1;     // ld of a tile staged in shared memory (no bank conflicts)
 constexpr int staged_elements = warp_tile * staged_ld;
 constexpr int scratch_elements = warp_tile;  // a few scalars the lanes exchange

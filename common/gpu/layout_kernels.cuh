@@ -4,11 +4,17 @@
 // the small fills the launches need. Grid-stride loops; any launch size works.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 
 #include "kernels/warp/tile.cuh"
 
 namespace tiledqr::gpu {
+
+// Blocks of 256 threads for a grid-stride loop over `count` elements.
+inline unsigned grid_for(int64_t count, int64_t max_blocks = 4096) {
+  return unsigned(std::clamp<int64_t>((count + 255) / 256, 1, max_blocks));
+}
 
 // Element e of the tile layout (p tile rows): its row and column in the matrix.
 __device__ __forceinline__ void tile_element_position(int64_t e, int32_t p, int64_t& row, int64_t& col) {

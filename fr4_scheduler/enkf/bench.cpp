@@ -69,7 +69,7 @@ int run(const Config& c, const std::string& command) {
   for (int64_t n : c.sizes)
     if (n < 1) throw InputError("--sizes must all be >= 1");
   const std::vector<Method> methods = parse_methods(c.methods);
-  if (fr4::gpu_count() == 0) {
+  if (taskgraph::gpu_count() == 0) {
     std::cerr << "fr4_enkf_bench: no CUDA-capable GPU\n";
     return exit_code::no_gpu;
   }

@@ -60,7 +60,7 @@ int run(const Config& config) {
   std::unique_ptr<DeviceProblem> device;
   std::string device_name = "cpu";
   if (method != Method::cpu) {
-    if (fr4::gpu_count() == 0) {
+    if (taskgraph::gpu_count() == 0) {
       std::cerr << "fr4_enkf: method " << method_name(method) << " needs a CUDA-capable GPU, none found\n";
       return exit_code::no_gpu;
     }

@@ -57,10 +57,10 @@ namespace tiledqr::enkf {
 // The compile-time kinds functor FR4 runs (a switch, no function pointers).
 struct TiledKinds {
   template <class Ctx>
-  __device__ static void run(int kind, const fr4::TaskArgs& args, Ctx& ctx) {
-    const TiledParams p = fr4::params_of<TiledParams>(ctx);
+  __device__ static void run(int kind, const taskgraph::TaskArgs& args, Ctx& ctx) {
+    const TiledParams p = taskgraph::params_of<TiledParams>(ctx);
     if (kind == kind_accumulate)
-      accumulate_chunk(p, args.as<AccumulateArgs>(), fr4::scratch_of<double>(ctx), ctx.rank());
+      accumulate_chunk(p, args.as<AccumulateArgs>(), taskgraph::scratch_of<double>(ctx), ctx.rank());
     else if (kind == kind_reduce)
       reduce_partials(p, args.as<ReduceArgs>(), ctx.rank());
   }

@@ -15,14 +15,14 @@ namespace {
 // The graph: per row block and m-block, the block's accumulation tasks
 // (one per chunk) precede its reduction task. Accumulation tasks have no
 // predecessors, so all of them are ready at the start.
-fr4::Graph tiled_graph(const TiledPlan& plan) {
-  fr4::Graph g;
+taskgraph::Graph tiled_graph(const TiledPlan& plan) {
+  taskgraph::Graph g;
   g.define_kind(kind_accumulate, "accumulate");
   g.define_kind(kind_reduce, "reduce");
   for (int64_t rb = 0; rb < plan.row_blocks; ++rb) {
     const int32_t row_begin = static_cast<int32_t>(rb * rows_per_task);
     for (int32_t b = 0; b < plan.m_blocks; ++b) {
-      fr4::TaskHandle reduce = g.add(kind_reduce, ReduceArgs{row_begin, b});
+      taskgraph::TaskHandle reduce = g.add(kind_reduce, ReduceArgs{row_begin, b});
       for (int32_t c = plan.block_chunks[size_t(b)]; c < plan.block_chunks[size_t(b) + 1]; ++c)
         g.add(kind_accumulate, AccumulateArgs{row_begin, c}).precede(reduce);
     }
@@ -30,8 +30,8 @@ fr4::Graph tiled_graph(const TiledPlan& plan) {
   return g;
 }
 
-fr4::ExecOptions tiled_exec_options() {
-  fr4::ExecOptions options;
+taskgraph::ExecOptions tiled_exec_options() {
+  taskgraph::ExecOptions options;
   options.warps_per_block = 4;
   options.scratch_bytes_per_warp = int(sizeof(double)) * h_rows_per_block * rows_per_task;
   // A task of a large problem may run for a while; a genuine stall still ends.
@@ -69,12 +69,12 @@ class TiledMethod : public GpuMethod {
   }
 
   void launch(cudaStream_t stream) override {
-    const fr4::Status s = exec_.launch(params_, stream);
+    const taskgraph::Status s = exec_.launch(params_, stream);
     if (!s.ok()) throw GpuError(std::string("tiled: FR4 launch failed: ") + s.message);
   }
 
   void finish(cudaStream_t) override {
-    const fr4::Status s = exec_.wait();
+    const taskgraph::Status s = exec_.wait();
     if (!s.ok()) throw GpuError(std::string("tiled: FR4 run failed: ") + s.message);
   }
 
@@ -85,7 +85,7 @@ class TiledMethod : public GpuMethod {
   DeviceArray<TiledChunk> chunks_;
   DeviceArray<int32_t> block_chunks_;
   DeviceArray<double> partial_;
-  fr4::GraphExec<TiledKinds> exec_;
+  taskgraph::GraphExec<TiledKinds> exec_;
   TiledParams params_{};
 };
 

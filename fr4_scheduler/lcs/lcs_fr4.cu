@@ -18,7 +18,7 @@ using gpu::check;
 using gpu::DeviceBuffer;
 
 std::string gpu_name() {
-  if (fr4::gpu_count() == 0) return "";
+  if (taskgraph::gpu_count() == 0) return "";
   int device = 0;
   cudaDeviceProp prop{};
   if (cudaGetDevice(&device) != cudaSuccess || cudaGetDeviceProperties(&prop, device) != cudaSuccess) return "";
@@ -45,10 +45,10 @@ void check_fr4_tile(const TileShape& tile) {
 }
 
 // Throws the error type that matches an FR4 run's status.
-void check_status(const fr4::Status& status, const char* what) {
+void check_status(const taskgraph::Status& status, const char* what) {
   if (status.ok()) return;
   const std::string text = std::string(what) + ": " + status.message;
-  if (status.code == fr4::Status::Code::stalled) throw StallError(text);
+  if (status.code == taskgraph::Status::Code::stalled) throw StallError(text);
   throw GpuError(text);
 }
 
@@ -60,7 +60,7 @@ struct Fr4Lcs::State {
   DeviceBuffer<uint64_t> column;
   DeviceBuffer<uint32_t> carries;
   LcsRunParams params;
-  std::optional<fr4::GraphExec<LcsKinds>> exec;  // none when M or N is 0
+  std::optional<taskgraph::GraphExec<LcsKinds>> exec;  // none when M or N is 0
   EventTimer timer;
   bool has_run = false;
 };
@@ -104,7 +104,7 @@ Fr4Lcs::Fr4Lcs(const std::string& a, const std::string& b, const TileShape& tile
 
   // Task (i, j) has id i·C + j; its predecessors come first, so ids are a
   // topological order.
-  fr4::Graph g;
+  taskgraph::Graph g;
   g.define_kind(kind_lcs_tile, "lcs_tile");
   for (int64_t i = 0; i < s.tile_rows; ++i)
     for (int64_t j = 0; j < s.tile_cols; ++j) {

@@ -97,10 +97,10 @@ __device__ inline void lcs_tile(const LcsRunParams& p, int32_t tile_row, int32_t
 // FR4's compile-time kind table for this workload: one kind.
 struct LcsKinds {
   template <class Ctx>
-  __device__ static void run(int kind, const fr4::TaskArgs& args, Ctx& ctx) {
+  __device__ static void run(int kind, const taskgraph::TaskArgs& args, Ctx& ctx) {
     if (kind == kind_lcs_tile) {
       const LcsTileArgs tile = args.as<LcsTileArgs>();
-      lcs_tile(fr4::params_of<LcsRunParams>(ctx), tile.tile_row, tile.tile_col, ctx.rank());
+      lcs_tile(taskgraph::params_of<LcsRunParams>(ctx), tile.tile_row, tile.tile_col, ctx.rank());
     }
   }
 };

@@ -4,7 +4,7 @@
 // device pointers. A DeviceQr plans once for a shape (builds and uploads
 // the task graph) and factors any number of matrices of that shape.
 //
-//   tiledqr::fr4::DeviceQr<double> qr(m, n, {tiledqr::Tree::binary});
+//   tiledqr::gpu::DeviceQr<double> qr(m, n, {tiledqr::Tree::binary});
 //   qr.factor(d_a, lda);                     // (m, n) col-major on the device
 //   qr.solve(d_b, ldb, nrhs, d_x, ldx);      // X = argmin ‖A X − B‖_F
 //   tiledqr::Factorization<double> h = qr.download();  // for the CPU checks
@@ -22,10 +22,12 @@
 #include <vector>
 
 #include "factorization.hpp"
+#include "gpu/device.hpp"
+#include "gpu/qr_result.hpp"
 #include "gpu/tile_shape.hpp"
 #include "options.hpp"
 
-namespace tiledqr::fr4 {
+namespace tiledqr::gpu {
 
 struct QrOptions {
   Tree tree = Tree::flat;
@@ -34,10 +36,6 @@ struct QrOptions {
   int warps_per_block = 2;            // executor shape (see ExecOptions)
   int max_blocks = 0;                 // 0: every block that fits
 };
-
-// Whether a CUDA device can be used, and its name (never throw).
-bool gpu_available();
-std::string gpu_name();
 
 template <typename T>
 struct DeviceQrState;
@@ -54,63 +52,47 @@ inline double qr_device_bytes(int64_t m, int64_t n, size_t element_bytes) {
   return double(p) * double(q) * (tile * tile + 2 * tile) * double(element_bytes) + 1.5 * 100.0 * tasks;
 }
 
+// FR4's result: GpuQr's calls (common/gpu/qr_result.hpp) with FR4's
+// executor — the task graph of the chosen tree factors, and applying Q or
+// Qᵀ is itself a task graph of ormqr/tsmqr/ttmqr tasks on B's tiles.
 template <typename T>
-class DeviceQr {
+class DeviceQr : public GpuQr<T> {
  public:
   // Plans the factorisation of (m, n) matrices, m, n ≥ 1: builds the tile
   // DAG for options.tree and uploads it with device memory for the tiles.
   DeviceQr(int64_t m, int64_t n, const QrOptions& options = QrOptions{});
-  ~DeviceQr();
+  ~DeviceQr() override;
   DeviceQr(DeviceQr&&) noexcept;
   DeviceQr& operator=(DeviceQr&&) noexcept;
 
   // Factors A (m, n), col-major in device memory, lda ≥ m (A is not changed).
-  void factor(const T* d_a, int64_t lda);
+  void factor(const T* d_a, int64_t lda) override;
   // The same in two halves, so callers can put CUDA events around the
   // device work: launch_factor enqueues it on `stream`; finish_factor waits
   // under the watchdog and throws on failure.
   void launch_factor(const T* d_a, int64_t lda, cudaStream_t stream);
   void finish_factor();
 
-  int64_t rows() const;
-  int64_t cols() const;
-  int32_t tile_rows() const;  // p
-  int32_t tile_cols() const;  // q
   int32_t task_count() const;
-  // p·q tiles of (32, 32), ld = 32, tile (i, j) at (i + j·p)·1024: R on and
-  // above the diagonal, V elsewhere, after factor().
-  const T* device_tiles() const;
   // CUDA-event time of the last factor() on the device: layout conversion
   // and the scheduler's run (s).
-  double device_seconds() const;
+  double device_seconds() const override;
   // One record per task of the last factor() with QrOptions::trace (ns from
   // the first task's start; worker = the warp).
   std::vector<TaskRecord> trace() const;
+  std::vector<TaskRecord> task_trace() const override { return trace(); }
 
-  // B (m, nrhs), col-major on the device, ldb ≥ m ← Qᵀ B, as a task graph
-  // of ormqr/tsmqr/ttmqr tasks on B's tiles (any tree).
-  void apply_qt(T* d_b, int64_t ldb, int64_t nrhs);
-  // B ← Q B.
-  void apply_q(T* d_b, int64_t ldb, int64_t nrhs);
-  // The first min(m, n) columns of Q into d_q (m, min(m, n)), ldq ≥ m.
-  void thin_q(T* d_q, int64_t ldq);
-  // R (min(m, n), n) into d_r, ldr ≥ min(m, n); zeros below the diagonal.
-  void r(T* d_r, int64_t ldr) const;
-  // X (n, nrhs) into d_x, ldx ≥ n: argmin ‖A X − B‖_F for B (m, nrhs), ldb ≥ m;
-  // needs m ≥ n and no zero on R's diagonal (else InputError).
-  void solve(const T* d_b, int64_t ldb, int64_t nrhs, T* d_x, int64_t ldx);
-
-  // A host Factorization with the same tiles and τ (backend reference,
-  // tile 32, this tree; τ in the first 32 entries of each T block), so
-  // common/checks.hpp and the stage program work on it.
-  Factorization<T> download() const;
+ protected:
+  QrFactors<T> factors() const override;
+  void apply_tiles(bool transpose, T* b_tiles, int32_t column_tiles) const override;
+  // Backend reference, tile 32, this tree.
+  Options download_options() const override;
 
  private:
-  void apply(bool transpose, T* d_tiles_of_b, int32_t column_tiles);
   std::unique_ptr<DeviceQrState<T>> state_;
 };
 
 extern template class DeviceQr<float>;
 extern template class DeviceQr<double>;
 
-}  // namespace tiledqr::fr4
+}  // namespace tiledqr::gpu

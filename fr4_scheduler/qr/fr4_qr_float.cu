@@ -1,8 +1,8 @@
 // DeviceQr<float>.
 #include "fr4_qr_impl.cuh"
 
-namespace tiledqr::fr4 {
+namespace tiledqr::gpu {
 
 template class DeviceQr<float>;
 
-}  // namespace tiledqr::fr4
+}  // namespace tiledqr::gpu

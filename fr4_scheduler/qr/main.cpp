@@ -16,16 +16,16 @@ tiledqr::Factorization<T> factor_on_gpu(const T* a, int64_t m, int64_t n, int64_
                                         const tiledqr::Options& options) {
   using namespace tiledqr;
   gpu::require_gpu_tile(options.tile, "fr4_scheduler");
-  if (!fr4::gpu_available())
+  if (!gpu::device_available())
     throw GpuError("no usable CUDA device (fr4_scheduler runs its task graph on an NVIDIA GPU, sm_90)");
   gpu::DeviceBuffer<T> d_a(size_t(m) * size_t(n), "the matrix");
   gpu::check(cudaMemcpy2D(d_a.get(), size_t(m) * sizeof(T), a, size_t(lda) * sizeof(T), size_t(m) * sizeof(T),
                           size_t(n), cudaMemcpyHostToDevice),
              "copying A to the device");
-  fr4::QrOptions qr_options;
+  gpu::QrOptions qr_options;
   qr_options.tree = options.tree;
   qr_options.trace = options.trace;
-  fr4::DeviceQr<T> qr(m, n, qr_options);
+  gpu::DeviceQr<T> qr(m, n, qr_options);
   qr.factor(d_a.get(), m);
   return qr.download();  // carries device_seconds and the trace
 }
@@ -39,12 +39,12 @@ int main(int argc, char** argv) {
   stage.own_kernels = "gpu-warp";  // FR3's warp kernels
   // The column-major matrix, plus what DeviceQr needs (tiles, τ, the graph).
   stage.check_memory = [](int64_t m, int64_t n, size_t element_bytes) {
-    if (!tiledqr::fr4::gpu_available()) return;  // the factor call says so
+    if (!tiledqr::gpu::device_available()) return;  // the factor call says so
     tiledqr::gpu::ensure_device_memory(
-        double(m) * double(n) * double(element_bytes) + tiledqr::fr4::qr_device_bytes(m, n, element_bytes),
+        double(m) * double(n) * double(element_bytes) + tiledqr::gpu::qr_device_bytes(m, n, element_bytes),
         "fr4_scheduler on a " + std::to_string(m) + " x " + std::to_string(n) + " matrix");
   };
-  stage.device = tiledqr::fr4::gpu_name();
+  stage.device = tiledqr::gpu::device_available() ? tiledqr::gpu::device_name() : "none";
   stage.factor_double = factor_on_gpu<double>;
   stage.factor_float = factor_on_gpu<float>;
   return tiledqr::stage_main(argc, argv, stage);

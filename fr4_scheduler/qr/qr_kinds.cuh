@@ -13,7 +13,11 @@
 #include "taskgraph/task_args.hpp"
 #include "taskgraph/task_context.cuh"
 
-namespace tiledqr::fr4 {
+namespace tiledqr::gpu {
+
+// This header is the QR stage's own (included by fr4_qr_impl.cuh only):
+// the task-graph library's names unqualified.
+using namespace tiledqr::taskgraph;
 
 // One task's arguments: the task of the DAG and, for the update kinds,
 // whether they apply Qᵀ (factorisation, apply_qt) or Q (apply_q).
@@ -47,4 +51,4 @@ struct QrKinds {
   }
 };
 
-}  // namespace tiledqr::fr4
+}  // namespace tiledqr::gpu

@@ -12,7 +12,7 @@
 #include "executor_params.hpp"
 #include "graph.hpp"
 
-namespace tiledqr::fr4 {
+namespace tiledqr::taskgraph {
 
 struct ExecOptions {
   int warps_per_block = 4;         // workers per block (a block task gets all of them)
@@ -129,4 +129,4 @@ class DeviceGraph {
   Watch* watch_device_ = nullptr;  // its device address
 };
 
-}  // namespace tiledqr::fr4
+}  // namespace tiledqr::taskgraph

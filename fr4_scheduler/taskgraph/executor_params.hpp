@@ -7,7 +7,7 @@
 #include "scheduler_core.hpp"
 #include "task_args.hpp"
 
-namespace tiledqr::fr4 {
+namespace tiledqr::taskgraph {
 
 // One executed task: %globaltimer at start and end (ns), and the warp that
 // ran it (global warp index; the claiming warp for a block task).
@@ -29,4 +29,4 @@ struct ExecutorParams {
   RunParams run_params;
 };
 
-}  // namespace tiledqr::fr4
+}  // namespace tiledqr::taskgraph

@@ -24,7 +24,7 @@
 #include "errors.hpp"
 #include "task_args.hpp"
 
-namespace tiledqr::fr4 {
+namespace tiledqr::taskgraph {
 
 // Who runs a task of a kind: one warp (32 threads), or every thread of one
 // block of the persistent kernel (ExecOptions::warps_per_block warps).
@@ -176,4 +176,4 @@ class Graph {
   std::vector<std::string> problems_;  // dangling handles, reported by compile()
 };
 
-}  // namespace tiledqr::fr4
+}  // namespace tiledqr::taskgraph

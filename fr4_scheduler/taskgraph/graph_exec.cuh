@@ -13,7 +13,7 @@
 #include "graph.hpp"
 #include "persistent_executor.cuh"
 
-namespace tiledqr::fr4 {
+namespace tiledqr::taskgraph {
 
 template <class Kinds>
 class GraphExec {
@@ -56,4 +56,4 @@ class GraphExec {
   DeviceGraph device_;
 };
 
-}  // namespace tiledqr::fr4
+}  // namespace tiledqr::taskgraph

@@ -10,7 +10,7 @@
 
 #include "graph.hpp"
 
-namespace tiledqr::fr4 {
+namespace tiledqr::taskgraph {
 
 struct GraphShape {
   int32_t tasks = 0;
@@ -75,4 +75,4 @@ inline Graph graph_of_shape(const GraphShape& shape, int num_kinds, uint64_t see
   return g;
 }
 
-}  // namespace tiledqr::fr4
+}  // namespace tiledqr::taskgraph

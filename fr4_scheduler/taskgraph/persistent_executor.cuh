@@ -18,7 +18,7 @@
 #include "scheduler_core.hpp"
 #include "task_context.cuh"
 
-namespace tiledqr::fr4 {
+namespace tiledqr::taskgraph {
 
 // True on every lane when lane 0 sees a block task waiting in the channel.
 __device__ inline bool warp_sees_block_task(const BlockChannel& channel) {
@@ -154,4 +154,4 @@ __global__ void persistent_executor(const __grid_constant__ ExecutorParams p) {
   }
 }
 
-}  // namespace tiledqr::fr4
+}  // namespace tiledqr::taskgraph

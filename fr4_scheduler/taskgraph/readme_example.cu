@@ -2,7 +2,7 @@
 #include <cstdio>
 
 #include "graph_exec.cuh"
-using namespace tiledqr::fr4;
+using namespace tiledqr::taskgraph;
 
 enum Kind { kAxpy, kSum };
 struct Chunk { const float* x; float* y; int n; float a; };

@@ -14,7 +14,7 @@
 #include "graph.hpp"
 #include "size_check.hpp"
 
-namespace tiledqr::fr4 {
+namespace tiledqr::taskgraph {
 
 // ===========================================================================
 // Graph
@@ -665,4 +665,4 @@ void DeviceGraph::add_phantom_predecessor_for_testing(int32_t task) {
              "counter upload");
 }
 
-}  // namespace tiledqr::fr4
+}  // namespace tiledqr::taskgraph

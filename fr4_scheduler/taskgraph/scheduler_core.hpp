@@ -47,7 +47,7 @@
 #include <thread>
 #endif
 
-namespace tiledqr::fr4 {
+namespace tiledqr::taskgraph {
 
 // Slot payloads and signals of acquire_task (task ids are ≥ 0).
 constexpr int32_t exit_marker = 0x7fffffff;  // pushed once per worker at the end
@@ -423,4 +423,4 @@ TILEDQR_HOST_DEVICE inline void rearm_counter(const SchedulerView& v, int32_t ta
     DeviceAtomic<int32_t>(v.remaining[task]).store(header.pred_count, cuda::std::memory_order_relaxed);
 }
 
-}  // namespace tiledqr::fr4
+}  // namespace tiledqr::taskgraph

@@ -9,7 +9,7 @@
 
 #include "host_device.hpp"
 
-namespace tiledqr::fr4 {
+namespace tiledqr::taskgraph {
 
 constexpr int task_arg_bytes = 48;
 constexpr int run_param_bytes = 256;
@@ -62,4 +62,4 @@ struct RunParams {
   }
 };
 
-}  // namespace tiledqr::fr4
+}  // namespace tiledqr::taskgraph

@@ -19,7 +19,7 @@
 #include "scheduler_core.hpp"
 #include "task_args.hpp"
 
-namespace tiledqr::fr4 {
+namespace tiledqr::taskgraph {
 
 class TaskContext {
  public:
@@ -87,4 +87,4 @@ __device__ T* scratch_of(const Ctx& ctx) {
   return ctx.template scratch<T>();
 }
 
-}  // namespace tiledqr::fr4
+}  // namespace tiledqr::taskgraph

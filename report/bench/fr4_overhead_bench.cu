@@ -30,7 +30,7 @@
 #include "taskgraph/graph_exec.cuh"
 #include "taskgraph/graph_generators.hpp"
 
-namespace tiledqr::fr4 {
+namespace tiledqr::taskgraph {
 namespace {
 
 struct EmptyParams {
@@ -169,10 +169,10 @@ Measurement time_cuda_graph(const GraphShape& shape, int* words, double build_li
 }
 
 }  // namespace
-}  // namespace tiledqr::fr4
+}  // namespace tiledqr::taskgraph
 
 int main(int argc, char** argv) {
-  using namespace tiledqr::fr4;
+  using namespace tiledqr::taskgraph;
   std::string out_path = "fr4_overhead.csv", commit = "unknown";
   double build_limit = 60;
   int32_t chain = 10000, wide = 1000000, layered = 100000, graph_nodes = 200000, max_blocks = 0;

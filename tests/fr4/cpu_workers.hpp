@@ -12,7 +12,7 @@
 #include "taskgraph/device_graph.hpp"
 #include "taskgraph/scheduler_core.hpp"
 
-namespace tiledqr::fr4::testing {
+namespace tiledqr::taskgraph::testing {
 
 class CpuScheduler {
  public:
@@ -102,4 +102,4 @@ class CpuScheduler {
   uint32_t epoch_ = 0;
 };
 
-}  // namespace tiledqr::fr4::testing
+}  // namespace tiledqr::taskgraph::testing

@@ -11,7 +11,7 @@
 #include "record_kinds.cuh"
 #include "test_seed.hpp"
 
-namespace tiledqr::fr4 {
+namespace tiledqr::taskgraph {
 namespace {
 
 using testing::RecordBuffers;
@@ -229,4 +229,4 @@ TEST(Fr4ExecutorErrors, LaunchWhileRunningRefused) {
 }
 
 }  // namespace
-}  // namespace tiledqr::fr4
+}  // namespace tiledqr::taskgraph

@@ -15,7 +15,7 @@
 #include "serial_executor.hpp"
 #include "test_seed.hpp"
 
-namespace tiledqr::fr4 {
+namespace tiledqr::taskgraph {
 namespace {
 
 template <typename T>
@@ -227,4 +227,4 @@ TEST(Fr4QrApi, TooLargeForTheDeviceIsRefusedUpFront) {
 }
 
 }  // namespace
-}  // namespace tiledqr::fr4
+}  // namespace tiledqr::taskgraph

@@ -14,7 +14,7 @@
 #include "taskgraph/graph_generators.hpp"
 #include "test_seed.hpp"
 
-namespace tiledqr::fr4 {
+namespace tiledqr::taskgraph {
 namespace {
 
 using testing::CpuScheduler;
@@ -190,4 +190,4 @@ TEST(Fr4QueueHammer, ManyShortChains) {
 }
 
 }  // namespace
-}  // namespace tiledqr::fr4
+}  // namespace tiledqr::taskgraph

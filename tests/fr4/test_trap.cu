@@ -22,7 +22,7 @@
 
 namespace {
 
-using namespace tiledqr::fr4;
+using namespace tiledqr::taskgraph;
 
 // Runs `body` in a child; returns its exit status (−1 when it was killed
 // for taking longer than `limit_seconds`), and what it wrote to `message`.

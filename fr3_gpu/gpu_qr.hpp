@@ -1,8 +1,8 @@
 // FR3 (seed 000 §II.D): the tiled QR factorisation run entirely on the GPU
 // by one persistent kernel — a scheduler warp that owns the task grid of
-// seed 000 §II.C, and executor blocks of one warp each that run the tile
-// kernels of fr3_gpu/kernels — with the apply side (Qᵀ B, Q B, thin Q,
-// least squares) on device pointers.
+// seed 000 §II.C, and executor blocks of one warp each that run the warp
+// kernels of common/kernels/warp — with the apply side (Qᵀ B, Q B, thin Q,
+// least squares) on device pointers, from gpu::GpuQr.
 //
 //   const double* d_a = ...;  // (m, n) col-major on the device, lda ≥ m
 //   auto f = tiledqr::gpu::factor(d_a, m, n, lda, tiledqr::gpu::GpuOptions{});  // a GpuQr

@@ -1,8 +1,8 @@
 // fr3_gpu — FR3: tiled QR entirely on the GPU (seed 000 §II.D): a scheduler
 // warp owns the task grid, one executor warp per SM runs the tile kernels.
 // Tile 32 and the flat tree only; --threads means nothing here, and
-// --backend / --inner-block are refused (the tile kernels are fr3_gpu/kernels',
-// reported as backend "gpu-warp").
+// --backend / --inner-block are refused (the tile kernels are
+// common/kernels/warp's, reported as backend "gpu-warp").
 #include <cuda_runtime.h>
 
 #include "gpu/cuda_check.hpp"

@@ -1,7 +1,7 @@
-// The tiled QR factorisation as an FR4 workload (docs/design.md §9, examples/qr):
+// The tiled QR factorisation on the task-graph library (FR4; docs/design.md §9):
 // the DAG of common/dag.hpp for any elimination tree, run by the generic
-// scheduler with FR3's warp tile kernels (tile 32), and the usual calls on
-// device pointers. A DeviceQr plans once for a shape (builds and uploads
+// scheduler with the warp kernels of common/kernels/warp (tile 32), and
+// GpuQr's calls on device pointers. A DeviceQr plans once for a shape (builds and uploads
 // the task graph) and factors any number of matrices of that shape.
 //
 //   tiledqr::gpu::DeviceQr<double> qr(m, n, {tiledqr::Tree::binary});

@@ -1,3 +1,4 @@
+// warp_geqrt: the QR of one (32, 32) tile by one warp (LAPACK geqrt).
 #pragma once
 
 #include "reflector.cuh"

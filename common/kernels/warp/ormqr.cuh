@@ -1,3 +1,4 @@
+// warp_ormqr: Q or Qᵀ of a geqrt applied to one (32, 32) tile by one warp (LAPACK ormqr).
 #pragma once
 
 #include "tile.cuh"

@@ -1,3 +1,4 @@
+// apply_q_kernel: Q or Qᵀ of a whole flat-tree factorisation applied to B's tiles, a warp per tile column (the matrix-level LAPACK ormqr).
 #pragma once
 
 #include <cstdint>

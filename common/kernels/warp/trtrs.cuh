@@ -1,3 +1,4 @@
+// back_substitution_kernel: X = R⁻¹ Y with the R of the factored tiles, a warp per right-hand side (LAPACK trtrs).
 #pragma once
 
 #include <cstdint>

@@ -1,3 +1,4 @@
+// warp_tsmqr: Q or Qᵀ of a tsqrt applied to a stacked pair of tiles by one warp (LAPACK tsmqr).
 #pragma once
 
 #include "stacked_apply.cuh"

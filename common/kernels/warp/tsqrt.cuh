@@ -1,3 +1,4 @@
+// warp_tsqrt: a triangle on top of a full tile, factored by one warp (LAPACK tsqrt).
 #pragma once
 
 #include "reflector.cuh"

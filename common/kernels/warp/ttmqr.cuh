@@ -1,3 +1,4 @@
+// warp_ttmqr: Q or Qᵀ of a ttqrt applied to a stacked pair of tiles by one warp (LAPACK ttmqr).
 #pragma once
 
 #include "stacked_apply.cuh"

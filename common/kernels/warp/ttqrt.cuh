@@ -1,3 +1,4 @@
+// warp_ttqrt: a triangle on top of a triangle, factored by one warp (LAPACK ttqrt).
 #pragma once
 
 #include "reflector.cuh"

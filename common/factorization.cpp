@@ -57,16 +57,10 @@ template <typename T>
 void Factorization<T>::run_task(const Task& t) {
   const int b = tiles.b;
   const bool merge = !(t.kind == TaskKind::geqrt || t.kind == TaskKind::ormqr);
-  kernels::HostOperands<T> o{};
-  o.b = b;
-  o.nb = ib();
-  o.cols = b;
-  o.v = tiles.tile(t.i, t.k);
-  o.t = merge ? t_merge_tile(t.i, t.k) : t_local_tile(t.i, t.k);
-  o.top = tiles.tile(t.piv, is_factorization(t.kind) ? t.k : t.j);
-  o.ld_top = b;
-  o.row = tiles.tile(t.i, t.j);
-  o.ld_row = b;
+  const kernels::HostOperands<T> o{b, ib(), b, tiles.tile(t.i, t.k),
+                                   merge ? t_merge_tile(t.i, t.k) : t_local_tile(t.i, t.k),
+                                   tiles.tile(t.piv, is_factorization(t.kind) ? t.k : t.j), b,
+                                   tiles.tile(t.i, t.j), b};
   kernels::run_host_kernel(t.kind, options.backend == Backend::reference, true, o);
 }
 
@@ -79,16 +73,9 @@ void Factorization<T>::apply_panel(int32_t k, bool transpose, T* c, int64_t ldc,
   for (const Elimination& e : plan) {
     const Task update = update_task(e, k, 0);
     // The update kinds only read V and T: the const_casts write nothing.
-    kernels::HostOperands<T> o{};
-    o.b = b;
-    o.nb = ib();
-    o.cols = static_cast<int>(nrhs);
-    o.v = const_cast<T*>(tiles.tile(e.i, k));
-    o.t = const_cast<T*>(e.kind == TaskKind::geqrt ? t_local_tile(e.i, k) : t_merge_tile(e.i, k));
-    o.top = c + int64_t(e.piv) * b;
-    o.ld_top = static_cast<int>(ldc);
-    o.row = c + int64_t(e.i) * b;
-    o.ld_row = static_cast<int>(ldc);
+    const T* t = e.kind == TaskKind::geqrt ? t_local_tile(e.i, k) : t_merge_tile(e.i, k);
+    const kernels::HostOperands<T> o{b, ib(), int(nrhs), const_cast<T*>(tiles.tile(e.i, k)), const_cast<T*>(t),
+                                     c + int64_t(e.piv) * b, int(ldc), c + int64_t(e.i) * b, int(ldc)};
     kernels::run_host_kernel(update.kind, options.backend == Backend::reference, transpose, o);
   }
 }
@@ -117,25 +104,24 @@ void check_rhs(int64_t m, int64_t ldb, int64_t nrhs) {
 }  // namespace
 
 template <typename T>
-void Factorization<T>::apply_qt(T* b, int64_t ldb, int64_t nrhs) const {
+void Factorization<T>::apply_panels(bool transpose, T* b, int64_t ldb, int64_t nrhs) const {
   check_rhs(rows(), ldb, nrhs);
   if (nrhs == 0) return;
   const int64_t padded_rows = int64_t(tiles.p) * tiles.b;
   std::vector<T> c = padded_copy(b, ldb, rows(), padded_rows, nrhs);
   const int32_t steps = std::min(tiles.p, tiles.q);
-  for (int32_t k = 0; k < steps; ++k) apply_panel(k, true, c.data(), padded_rows, nrhs);
+  for (int32_t s = 0; s < steps; ++s) apply_panel(transpose ? s : steps - 1 - s, transpose, c.data(), padded_rows, nrhs);
   copy_back(c, padded_rows, b, ldb, rows(), nrhs);
 }
 
 template <typename T>
+void Factorization<T>::apply_qt(T* b, int64_t ldb, int64_t nrhs) const {
+  apply_panels(true, b, ldb, nrhs);
+}
+
+template <typename T>
 void Factorization<T>::apply_q(T* b, int64_t ldb, int64_t nrhs) const {
-  check_rhs(rows(), ldb, nrhs);
-  if (nrhs == 0) return;
-  const int64_t padded_rows = int64_t(tiles.p) * tiles.b;
-  std::vector<T> c = padded_copy(b, ldb, rows(), padded_rows, nrhs);
-  const int32_t steps = std::min(tiles.p, tiles.q);
-  for (int32_t k = steps - 1; k >= 0; --k) apply_panel(k, false, c.data(), padded_rows, nrhs);
-  copy_back(c, padded_rows, b, ldb, rows(), nrhs);
+  apply_panels(false, b, ldb, nrhs);
 }
 
 template <typename T>

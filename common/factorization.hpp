@@ -76,6 +76,8 @@ struct Factorization {
   // Applies the reflectors of panel k's elimination `e` (see
   // elimination_tree.hpp) to the row blocks of a padded (p·b, nrhs) B.
   void apply_panel(int32_t k, bool transpose, T* b, int64_t ldb, int64_t nrhs) const;
+  // B ← Qᵀ B (panels in order) or Q B (in reverse), on a zero-padded copy of B.
+  void apply_panels(bool transpose, T* b, int64_t ldb, int64_t nrhs) const;
 };
 
 extern template struct Factorization<float>;

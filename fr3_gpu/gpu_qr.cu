@@ -13,7 +13,9 @@
 
 #include "kernels/warp/ormqr_matrix.cuh"
 #include "gpu/cuda_check.hpp"
+#include "gpu/event_timer.hpp"
 #include "gpu/layout_kernels.cuh"
+#include "gpu/qr_storage.hpp"
 #include "persistent_qr.cuh"
 
 namespace tiledqr::gpu {
@@ -41,7 +43,7 @@ struct GpuFactorizationState {
   int64_t tasks_total = 0;
   GpuOptions options;
   PersistentQrParams<T> params;  // device pointers below, filled once
-  DeviceBuffer<T> tiles, tau_local, tau_merge;
+  QrStorage<T> storage;  // tiles and τ
   DeviceBuffer<uint64_t> ready_slots, ready_control, finished_slots, finished_control;
   DeviceBuffer<GridCell> global_cells;
   DeviceBuffer<DeviceTraceRecord> trace_records;
@@ -51,14 +53,12 @@ struct GpuFactorizationState {
   size_t shared_bytes = 0;  // dynamic shared memory per block
   int blocks = 0;           // 1 scheduler + executors
   bool queues_clean = false;
-  cudaEvent_t start = nullptr, stop = nullptr;
+  EventTimer timer;  // around the layout conversion and the persistent kernel
   double device_seconds = 0;
   std::vector<TaskRecord> trace;
 
   ~GpuFactorizationState() {
     if (watchdog_host) cudaFreeHost(watchdog_host);
-    if (start) cudaEventDestroy(start);
-    if (stop) cudaEventDestroy(stop);
   }
 };
 
@@ -142,11 +142,7 @@ std::unique_ptr<GpuFactorizationState<T>> make_state(int64_t m, int64_t n, const
   plan_launch(*s);
 
   const size_t cells = size_t(p) * size_t(q);
-  s->tiles = DeviceBuffer<T>(cells * tile_elements, "tiles");
-  s->tau_local = DeviceBuffer<T>(cells * warp_tile, "tau");
-  s->tau_merge = DeviceBuffer<T>(cells * warp_tile, "tau");
-  check(cudaMemset(s->tau_local.get(), 0, cells * warp_tile * sizeof(T)), "clearing tau");
-  check(cudaMemset(s->tau_merge.get(), 0, cells * warp_tile * sizeof(T)), "clearing tau");
+  s->storage = QrStorage<T>(s->p, s->q);
   PersistentQrParams<T>& prm = s->params;
   // A ready queue holds what its executor has yet to run: a few tasks; if
   // one fills, the scheduler waits for that executor, which never waits
@@ -167,12 +163,10 @@ std::unique_ptr<GpuFactorizationState<T>> make_state(int64_t m, int64_t n, const
   std::memset(s->watchdog_host, 0, sizeof(WatchdogWords));
   check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&s->watchdog_device), s->watchdog_host, 0),
         "mapping the watchdog's words");
-  check(cudaEventCreate(&s->start), "cudaEventCreate");
-  check(cudaEventCreate(&s->stop), "cudaEventCreate");
 
-  prm.tiles = s->tiles.get();
-  prm.tau_local = s->tau_local.get();
-  prm.tau_merge = s->tau_merge.get();
+  prm.tiles = s->storage.tiles.get();
+  prm.tau_local = s->storage.tau_local.get();
+  prm.tau_merge = s->storage.tau_merge.get();
   prm.p = s->p;
   prm.q = s->q;
   prm.tasks_total = s->tasks_total;
@@ -218,7 +212,7 @@ void watch(GpuFactorizationState<T>& s) {
   uint64_t seen = 0;
   auto last_change = clock::now();
   for (;;) {
-    const cudaError_t status = cudaEventQuery(s.stop);
+    const cudaError_t status = s.timer.query();
     if (status == cudaSuccess) return;
     if (status != cudaErrorNotReady) check(status, "FR3 persistent kernel");
     const uint64_t now_done = progress.load(cuda::memory_order_relaxed);
@@ -231,10 +225,10 @@ void watch(GpuFactorizationState<T>& s) {
       s.queues_clean = false;
       // Every wait loop of the kernel polls the flag; give it a bounded time.
       const auto raised = clock::now();
-      while (cudaEventQuery(s.stop) == cudaErrorNotReady &&
+      while (s.timer.query() == cudaErrorNotReady &&
              std::chrono::duration<double>(clock::now() - raised).count() < 10)
         std::this_thread::sleep_for(std::chrono::microseconds(100));
-      const cudaError_t after = cudaEventQuery(s.stop);
+      const cudaError_t after = s.timer.query();
       const uint64_t done = seen > 0 ? seen - 1 : 0;
       std::string what = "FR3: no task completed for " + std::to_string(s.options.watchdog_seconds) +
                          " s (" + std::to_string(done) + " of " + std::to_string(s.tasks_total) +
@@ -255,20 +249,17 @@ void run_factorization(GpuFactorizationState<T>& s, const T* d_a, int64_t lda) {
   s.watchdog_host->progress = 0;
   s.watchdog_host->abort = 0;
   if (s.options.trace) check(cudaMemset(s.trace_count.get(), 0, sizeof(unsigned long long)), "trace reset");
-  check(cudaEventRecord(s.start), "cudaEventRecord");
+  s.timer.start();
   const int64_t elements = int64_t(s.p) * s.q * tile_elements;
-  colmajor_to_tiles_kernel<<<grid_for(elements), 256>>>(d_a, lda, s.m, s.n, s.tiles.get(), s.p, s.q);
+  colmajor_to_tiles_kernel<<<grid_for(elements), 256>>>(d_a, lda, s.m, s.n, s.storage.tiles.get(), s.p, s.q);
   check_launch("colmajor_to_tiles_kernel");
   void* args[] = {&s.params};
   check(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(persistent_qr_kernel<T>), dim3(s.blocks),
                                     dim3(32), args, s.shared_bytes, nullptr),
         "launching the FR3 persistent kernel");
-  check(cudaEventRecord(s.stop), "cudaEventRecord");
+  s.timer.stop();
   watch(s);
-  check(cudaEventSynchronize(s.stop), "FR3 persistent kernel");
-  float ms = 0;
-  check(cudaEventElapsedTime(&ms, s.start, s.stop), "cudaEventElapsedTime");
-  s.device_seconds = ms * 1e-3;
+  s.device_seconds = s.timer.seconds();  // watch() returned: the kernel ended without an error
 
   s.trace.clear();
   if (s.options.trace) {
@@ -319,7 +310,7 @@ void GpuFactorization<T>::factor(const T* d_a, int64_t lda) {
 template <typename T>
 QrFactors<T> GpuFactorization<T>::factors() const {
   const GpuFactorizationState<T>& s = *state_;
-  return QrFactors<T>{s.m, s.n, s.p, s.q, s.tiles.get(), s.tau_local.get(), s.tau_merge.get(), Tree::flat};
+  return s.storage.factors(s.m, s.n, s.p, s.q, Tree::flat);
 }
 
 // One warp per column tile of B runs the flat tree's updates in order
@@ -329,7 +320,7 @@ void GpuFactorization<T>::apply_tiles(bool transpose, T* b_tiles, int32_t column
   const GpuFactorizationState<T>& s = *state_;
   const int32_t steps = std::min(s.p, s.q);
   apply_q_kernel<<<column_tiles, 32, warp_shared_elements * sizeof(T)>>>(
-      transpose, s.tiles.get(), s.tau_local.get(), s.tau_merge.get(), s.p, steps, b_tiles);
+      transpose, s.storage.tiles.get(), s.storage.tau_local.get(), s.storage.tau_merge.get(), s.p, steps, b_tiles);
   check_launch("apply_q_kernel");
 }
 

@@ -19,10 +19,7 @@ tiledqr::Factorization<T> factor_on_gpu(const T* a, int64_t m, int64_t n, int64_
   if (options.tree != Tree::flat)
     throw InputError("fr3_gpu runs the seed's flat tree; the binary and greedy trees are fr4_scheduler's");
   if (!gpu::device_available()) throw GpuError("no usable CUDA device (fr3_gpu needs an NVIDIA GPU, sm_90)");
-  gpu::DeviceBuffer<T> d_a(size_t(m) * size_t(n), "the matrix");
-  gpu::check(cudaMemcpy2D(d_a.get(), size_t(m) * sizeof(T), a, size_t(lda) * sizeof(T), size_t(m) * sizeof(T),
-                          size_t(n), cudaMemcpyHostToDevice),
-             "copying A to the device");
+  const gpu::DeviceBuffer<T> d_a = gpu::upload_matrix(a, m, n, lda);
   gpu::GpuOptions gpu_options;
   gpu_options.trace = options.trace;
   const gpu::GpuFactorization<T> f = gpu::factor(d_a.get(), m, n, m, gpu_options);

@@ -1,10 +1,12 @@
 // Every CUDA runtime call and kernel launch of the GPU stages goes through
 // check(): a failure becomes tiledqr::GpuError carrying CUDA's own text, so
-// no error is silent (docs/design.md §6).
+// no error is silent (docs/design.md §6); with the device-memory check, the
+// owning device buffer and the upload of a host matrix.
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include <cstdint>
 #include <string>
 
 #include "errors.hpp"
@@ -76,5 +78,16 @@ class DeviceBuffer {
   T* data_ = nullptr;
   size_t count_ = 0;
 };
+
+// A (m, n), col-major on the host with lda ≥ m, in a new device buffer
+// (col-major, ld = m).
+template <typename T>
+DeviceBuffer<T> upload_matrix(const T* a, int64_t m, int64_t n, int64_t lda) {
+  DeviceBuffer<T> d_a(size_t(m) * size_t(n), "the matrix");
+  check(cudaMemcpy2D(d_a.get(), size_t(m) * sizeof(T), a, size_t(lda) * sizeof(T), size_t(m) * sizeof(T), size_t(n),
+                     cudaMemcpyHostToDevice),
+        "copying A to the device");
+  return d_a;
+}
 
 }  // namespace tiledqr::gpu

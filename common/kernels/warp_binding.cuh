@@ -40,32 +40,6 @@ enum class WarpKinds { flat_tree, all_trees };
 
 namespace binding_detail {
 
-// Each warp kernel as a function object, so one wrapper can call any of them.
-struct Geqrt {
-  template <typename... A>
-  __device__ void operator()(A... a) const { warp_geqrt(a...); }
-};
-struct Ormqr {
-  template <typename... A>
-  __device__ void operator()(A... a) const { warp_ormqr(a...); }
-};
-struct Tsqrt {
-  template <typename... A>
-  __device__ void operator()(A... a) const { warp_tsqrt(a...); }
-};
-struct Tsmqr {
-  template <typename... A>
-  __device__ void operator()(A... a) const { warp_tsmqr(a...); }
-};
-struct Ttqrt {
-  template <typename... A>
-  __device__ void operator()(A... a) const { warp_ttqrt(a...); }
-};
-struct Ttmqr {
-  template <typename... A>
-  __device__ void operator()(A... a) const { warp_ttmqr(a...); }
-};
-
 template <typename Kernel, typename... A>
 __device__ __noinline__ void call_apart(Kernel kernel, A... a) {
   kernel(a...);
@@ -88,26 +62,28 @@ __device__ void run_warp_task(const Task& t, bool transpose, const WarpTaskData<
   T* v = d.tile(d.a, t.i, t.k);
   switch (t.kind) {
     case TaskKind::geqrt:
-      call_kernel<call>(Geqrt{}, v, d.tau(d.tau_local, t.i, t.k), shared, lane);
+      call_kernel<call>([](auto... a) { warp_geqrt(a...); }, v, d.tau(d.tau_local, t.i, t.k), shared, lane);
       break;
     case TaskKind::ormqr:
-      call_kernel<call>(Ormqr{}, transpose, v, d.tau(d.tau_local, t.i, t.k),
+      call_kernel<call>([](auto... a) { warp_ormqr(a...); }, transpose, v, d.tau(d.tau_local, t.i, t.k),
                         d.tile(d.c, t.i, t.j), shared, lane);
       break;
     case TaskKind::tsqrt:
-      call_kernel<call>(Tsqrt{}, d.tile(d.a, t.piv, t.k), v, d.tau(d.tau_merge, t.i, t.k), shared, lane);
+      call_kernel<call>([](auto... a) { warp_tsqrt(a...); }, d.tile(d.a, t.piv, t.k), v,
+                        d.tau(d.tau_merge, t.i, t.k), shared, lane);
       break;
     case TaskKind::tsmqr:
-      call_kernel<call>(Tsmqr{}, transpose, v, d.tau(d.tau_merge, t.i, t.k),
+      call_kernel<call>([](auto... a) { warp_tsmqr(a...); }, transpose, v, d.tau(d.tau_merge, t.i, t.k),
                         d.tile(d.c, t.piv, t.j), d.tile(d.c, t.i, t.j), shared, lane);
       break;
     case TaskKind::ttqrt:
       if constexpr (kinds == WarpKinds::all_trees)
-        call_kernel<call>(Ttqrt{}, d.tile(d.a, t.piv, t.k), v, d.tau(d.tau_merge, t.i, t.k), shared, lane);
+        call_kernel<call>([](auto... a) { warp_ttqrt(a...); }, d.tile(d.a, t.piv, t.k), v,
+                          d.tau(d.tau_merge, t.i, t.k), shared, lane);
       break;
     case TaskKind::ttmqr:
       if constexpr (kinds == WarpKinds::all_trees)
-        call_kernel<call>(Ttmqr{}, transpose, v, d.tau(d.tau_merge, t.i, t.k),
+        call_kernel<call>([](auto... a) { warp_ttmqr(a...); }, transpose, v, d.tau(d.tau_merge, t.i, t.k),
                           d.tile(d.c, t.piv, t.j), d.tile(d.c, t.i, t.j), shared, lane);
       break;
   }

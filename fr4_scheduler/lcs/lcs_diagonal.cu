@@ -5,7 +5,7 @@
 #include <cuda_runtime.h>
 
 #include "gpu/cuda_check.hpp"
-#include "lcs_event_timer.cuh"
+#include "gpu/event_timer.hpp"
 #include "lcs_gpu.hpp"
 #include "lcs_sequence.hpp"
 
@@ -34,7 +34,7 @@ struct DiagonalLcs::State {
   int32_t m = 0, n = 0;
   DeviceBuffer<char> a, b;
   DeviceBuffer<int32_t> diagonals[3];  // (m) each, rotating: d − 2, d − 1, d
-  EventTimer timer;
+  gpu::EventTimer timer;
 };
 
 DiagonalLcs::DiagonalLcs(const std::string& a, const std::string& b) : state_(new State) {

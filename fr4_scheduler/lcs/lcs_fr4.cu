@@ -6,8 +6,8 @@
 #include <optional>
 
 #include "gpu/cuda_check.hpp"
+#include "gpu/event_timer.hpp"
 #include "taskgraph/graph_exec.cuh"
-#include "lcs_event_timer.cuh"
 #include "lcs_gpu.hpp"
 #include "lcs_sequence.hpp"
 #include "lcs_tile.cuh"
@@ -61,7 +61,7 @@ struct Fr4Lcs::State {
   DeviceBuffer<uint32_t> carries;
   LcsRunParams params;
   std::optional<taskgraph::GraphExec<LcsKinds>> exec;  // none when M or N is 0
-  EventTimer timer;
+  gpu::EventTimer timer;
   bool has_run = false;
 };
 

@@ -15,7 +15,9 @@
 #include "elimination_tree.hpp"
 #include "errors.hpp"
 #include "gpu/cuda_check.hpp"
+#include "gpu/event_timer.hpp"
 #include "gpu/layout_kernels.cuh"
+#include "gpu/qr_storage.hpp"
 #include "qr_kinds.cuh"
 #include "taskgraph/graph_exec.cuh"
 
@@ -48,19 +50,14 @@ struct DeviceQrState {
   std::vector<Task> tasks;  // the factorisation's tasks, in DAG order
   std::unique_ptr<GraphExec<QrKinds<T>>> factor_exec;
   std::map<std::pair<bool, int32_t>, std::unique_ptr<GraphExec<QrKinds<T>>>> apply_execs;
-  gpu::DeviceBuffer<T> tiles, tau_local, tau_merge;
-  cudaEvent_t start = nullptr, stop = nullptr;
+  QrStorage<T> storage;  // tiles and τ
+  gpu::EventTimer timer;  // around the layout conversion and the graph run
   bool pending = false;   // launch_factor without finish_factor
   bool factored = false;
   double seconds = 0;
 
-  ~DeviceQrState() {
-    if (start) cudaEventDestroy(start);
-    if (stop) cudaEventDestroy(stop);
-  }
-
   QrRunParams<T> params(T* c) const {
-    return QrRunParams<T>{tiles.get(), tau_local.get(), tau_merge.get(), c, p};
+    return QrRunParams<T>{storage.tiles.get(), storage.tau_local.get(), storage.tau_merge.get(), c, p};
   }
 
   // The graph applying Qᵀ (transpose) or Q to `column_tiles` tile columns of
@@ -91,9 +88,10 @@ struct DeviceQrState {
 };
 
 template <typename T>
-DeviceQr<T>::DeviceQr(int64_t m, int64_t n, const QrOptions& options) : state_(std::make_unique<DeviceQrState<T>>()) {
+DeviceQr<T>::DeviceQr(int64_t m, int64_t n, const QrOptions& options) {
   if (m < 1 || n < 1) throw InputError("DeviceQr: the matrix must be at least 1x1");
   if (!gpu::device_available()) throw GpuError("no CUDA-capable GPU is available (the FR4 scheduler runs on the GPU)");
+  state_ = std::make_unique<DeviceQrState<T>>();  // its event timer needs the device
   DeviceQrState<T>& s = *state_;
   s.m = m;
   s.n = n;
@@ -121,14 +119,7 @@ DeviceQr<T>::DeviceQr(int64_t m, int64_t n, const QrOptions& options) : state_(s
     s.tasks = dag.tasks;
     s.factor_exec = std::make_unique<GraphExec<QrKinds<T>>>(g, s.exec_options);
   }
-  const size_t tiles = checked_elements({s.p, s.q, tile_elements}, sizeof(T), "the tiles");
-  s.tiles = gpu::DeviceBuffer<T>(tiles, "the tiles");
-  s.tau_local = gpu::DeviceBuffer<T>(size_t(s.p) * size_t(s.q) * gpu::warp_tile, "tau");
-  s.tau_merge = gpu::DeviceBuffer<T>(size_t(s.p) * size_t(s.q) * gpu::warp_tile, "tau");
-  gpu::check(cudaMemset(s.tau_local.get(), 0, s.tau_local.size() * sizeof(T)), "clearing tau");
-  gpu::check(cudaMemset(s.tau_merge.get(), 0, s.tau_merge.size() * sizeof(T)), "clearing tau");
-  gpu::check(cudaEventCreate(&s.start), "cudaEventCreate");
-  gpu::check(cudaEventCreate(&s.stop), "cudaEventCreate");
+  s.storage = QrStorage<T>(s.p, s.q);
 }
 
 template <typename T>
@@ -143,12 +134,13 @@ void DeviceQr<T>::launch_factor(const T* d_a, int64_t lda, cudaStream_t stream) 
   DeviceQrState<T>& s = *state_;
   if (lda < s.m) throw InputError("DeviceQr::factor: lda must be >= m");
   if (s.pending) throw InputError("DeviceQr::launch_factor: the previous launch was not finished");
-  gpu::check(cudaEventRecord(s.start, stream), "cudaEventRecord");
-  gpu::colmajor_to_tiles_kernel<T><<<gpu::grid_for(int64_t(s.tiles.size()), 8192), 256, 0, stream>>>(
-      d_a, lda, s.m, s.n, s.tiles.get(), s.p, s.q);
+  s.timer.start(stream);
+  T* tiles = s.storage.tiles.get();
+  colmajor_to_tiles_kernel<T><<<grid_for(int64_t(s.storage.tiles.size()), 8192), 256, 0, stream>>>(
+      d_a, lda, s.m, s.n, tiles, s.p, s.q);
   gpu::check_launch("colmajor_to_tiles_kernel");
-  throw_on_failure(s.factor_exec->launch(s.params(s.tiles.get()), stream), "FR4 QR");
-  gpu::check(cudaEventRecord(s.stop, stream), "cudaEventRecord");
+  throw_on_failure(s.factor_exec->launch(s.params(tiles), stream), "FR4 QR");
+  s.timer.stop(stream);
   s.pending = true;
 }
 
@@ -158,10 +150,7 @@ void DeviceQr<T>::finish_factor() {
   if (!s.pending) throw InputError("DeviceQr::finish_factor without launch_factor");
   s.pending = false;
   throw_on_failure(s.factor_exec->wait(), "FR4 QR");
-  gpu::check(cudaEventSynchronize(s.stop), "cudaEventSynchronize");
-  float ms = 0;
-  gpu::check(cudaEventElapsedTime(&ms, s.start, s.stop), "cudaEventElapsedTime");
-  s.seconds = ms * 1e-3;
+  s.seconds = s.timer.seconds();
   s.factored = true;
 }
 
@@ -180,7 +169,7 @@ template <typename T>
 QrFactors<T> DeviceQr<T>::factors() const {
   const DeviceQrState<T>& s = *state_;
   if (!s.factored) throw InputError("DeviceQr: factor() a matrix first");
-  return QrFactors<T>{s.m, s.n, s.p, s.q, s.tiles.get(), s.tau_local.get(), s.tau_merge.get(), s.options.tree};
+  return s.storage.factors(s.m, s.n, s.p, s.q, s.options.tree);
 }
 
 template <typename T>

@@ -18,10 +18,7 @@ tiledqr::Factorization<T> factor_on_gpu(const T* a, int64_t m, int64_t n, int64_
   gpu::require_gpu_tile(options.tile, "fr4_scheduler");
   if (!gpu::device_available())
     throw GpuError("no usable CUDA device (fr4_scheduler runs its task graph on an NVIDIA GPU, sm_90)");
-  gpu::DeviceBuffer<T> d_a(size_t(m) * size_t(n), "the matrix");
-  gpu::check(cudaMemcpy2D(d_a.get(), size_t(m) * sizeof(T), a, size_t(lda) * sizeof(T), size_t(m) * sizeof(T),
-                          size_t(n), cudaMemcpyHostToDevice),
-             "copying A to the device");
+  const gpu::DeviceBuffer<T> d_a = gpu::upload_matrix(a, m, n, lda);
   gpu::QrOptions qr_options;
   qr_options.tree = options.tree;
   qr_options.trace = options.trace;

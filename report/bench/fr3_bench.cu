@@ -38,9 +38,7 @@ BenchOutcome run_fr3(const BenchCase& c) {
     out.seconds.push_back(timer.seconds());
   }
   if (c.check) {
-    const Residuals res = check_factorization(a.data(), c.m, c.n, c.m, f.download());
-    out.residual = res.residual;
-    out.orthogonality = res.orthogonality;
+    record_accuracy(out, check_factorization(a.data(), c.m, c.n, c.m, f.download()));
   }
   return out;
 }

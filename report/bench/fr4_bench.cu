@@ -65,9 +65,7 @@ BenchOutcome run_fr4(const BenchCase& c) {
   }
   if (c.check) {
     if (c.repeats == 0) qr.factor(d_a.get(), c.m);
-    const Residuals res = check_factorization(a.data(), c.m, c.n, c.m, qr.download());
-    out.residual = res.residual;
-    out.orthogonality = res.orthogonality;
+    record_accuracy(out, check_factorization(a.data(), c.m, c.n, c.m, qr.download()));
   }
   return out;
 }

@@ -7,6 +7,7 @@
 
 #include "gpu/cuda_check.hpp"
 #include "gpu_qr.hpp"
+#include "gpu/stage.hpp"
 #include "stage_main.hpp"
 
 namespace {
@@ -15,11 +16,10 @@ template <typename T>
 tiledqr::Factorization<T> factor_on_gpu(const T* a, int64_t m, int64_t n, int64_t lda,
                                         const tiledqr::Options& options) {
   using namespace tiledqr;
-  gpu::require_gpu_tile(options.tile, "fr3_gpu");
   if (options.tree != Tree::flat)
     throw InputError("fr3_gpu runs the seed's flat tree; the binary and greedy trees are fr4_scheduler's");
-  if (!gpu::device_available()) throw GpuError("no usable CUDA device (fr3_gpu needs an NVIDIA GPU, sm_90)");
-  const gpu::DeviceBuffer<T> d_a = gpu::upload_matrix(a, m, n, lda);
+  const gpu::DeviceBuffer<T> d_a =
+      gpu::stage_matrix_on_device(a, m, n, lda, options.tile, "fr3_gpu", "fr3_gpu needs an NVIDIA GPU, sm_90");
   gpu::GpuOptions gpu_options;
   gpu_options.trace = options.trace;
   const gpu::GpuFactorization<T> f = gpu::factor(d_a.get(), m, n, m, gpu_options);
@@ -29,16 +29,9 @@ tiledqr::Factorization<T> factor_on_gpu(const T* a, int64_t m, int64_t n, int64_
 }  // namespace
 
 int main(int argc, char** argv) {
-  tiledqr::StageDescription stage;
-  stage.name = "fr3_gpu";
-  stage.summary = "Tiled QR factorisation on the GPU (FR3: scheduler warp + executor warps, seed 000 II.D)";
-  stage.own_kernels = "gpu-warp";
-  stage.check_memory = [](int64_t m, int64_t n, size_t element_bytes) {
-    if (!tiledqr::gpu::device_available()) return;  // the factor call says so
-    tiledqr::gpu::ensure_device_memory(tiledqr::gpu::factor_device_bytes(m, n, element_bytes),
-                                       "fr3_gpu on a " + std::to_string(m) + " x " + std::to_string(n) + " matrix");
-  };
-  stage.device = tiledqr::gpu::device_available() ? tiledqr::gpu::device_name() : "none";
+  tiledqr::StageDescription stage = tiledqr::gpu::gpu_stage(
+      "fr3_gpu", "Tiled QR factorisation on the GPU (FR3: scheduler warp + executor warps, seed 000 II.D)",
+      tiledqr::gpu::factor_device_bytes);
   stage.factor_double = factor_on_gpu<double>;
   stage.factor_float = factor_on_gpu<float>;
   return tiledqr::stage_main(argc, argv, stage);

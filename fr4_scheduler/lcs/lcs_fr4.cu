@@ -63,6 +63,22 @@ struct Fr4Lcs::State {
   std::optional<taskgraph::GraphExec<LcsKinds>> exec;  // none when M or N is 0
   gpu::EventTimer timer;
   bool has_run = false;
+
+  // Whether a result can be read: false when there is no graph (M or N is
+  // 0, every value 0); InputError before run().
+  bool has_result(const char* call) const {
+    if (!exec) return false;
+    if (!has_run) throw InputError(std::string("Fr4Lcs::") + call + " before run()");
+    return true;
+  }
+
+  // The last column's bit vector (params.words words), downloaded.
+  std::vector<uint64_t> last_column_words() const {
+    std::vector<uint64_t> words(size_t(params.words));
+    check(cudaMemcpy(words.data(), column.get(), words.size() * sizeof(uint64_t), cudaMemcpyDeviceToHost),
+          "LCS: downloading the last column");
+    return words;
+  }
 };
 
 Fr4Lcs::Fr4Lcs(const std::string& a, const std::string& b, const TileShape& tile) : state_(new State) {
@@ -127,9 +143,7 @@ GpuRun Fr4Lcs::run() {
   GpuRun out;
   out.seconds = s.timer.seconds();
   s.has_run = true;
-  std::vector<uint64_t> column(size_t(s.params.words));
-  check(cudaMemcpy(column.data(), s.column.get(), column.size() * sizeof(uint64_t), cudaMemcpyDeviceToHost),
-        "LCS: downloading the last column");
+  const std::vector<uint64_t> column = s.last_column_words();
   // Zero bits of V are the steps of L(·, N); the bits past M are ones.
   for (const uint64_t w : column) out.length += 64 - __builtin_popcountll(w);
   return out;
@@ -138,11 +152,8 @@ GpuRun Fr4Lcs::run() {
 std::vector<int32_t> Fr4Lcs::last_column() const {
   const State& s = *state_;
   std::vector<int32_t> values(size_t(s.m + 1), 0);
-  if (!s.exec) return values;
-  if (!s.has_run) throw InputError("Fr4Lcs::last_column before run()");
-  std::vector<uint64_t> column(size_t(s.params.words));
-  check(cudaMemcpy(column.data(), s.column.get(), column.size() * sizeof(uint64_t), cudaMemcpyDeviceToHost),
-        "LCS: downloading the last column");
+  if (!s.has_result("last_column")) return values;
+  const std::vector<uint64_t> column = s.last_column_words();
   for (int64_t i = 0; i < s.m; ++i)
     values[size_t(i + 1)] = values[size_t(i)] + int32_t(((column[size_t(i / 64)] >> (i % 64)) & 1) == 0);
   return values;
@@ -151,8 +162,7 @@ std::vector<int32_t> Fr4Lcs::last_column() const {
 std::vector<int32_t> Fr4Lcs::last_row() const {
   const State& s = *state_;
   std::vector<int32_t> values(size_t(s.n + 1), 0);
-  if (!s.exec) return values;
-  if (!s.has_run) throw InputError("Fr4Lcs::last_row before run()");
+  if (!s.has_result("last_row")) return values;
   std::vector<uint32_t> carries(size_t((s.n + 31) / 32));
   check(cudaMemcpy(carries.data(), s.carries.get(), carries.size() * sizeof(uint32_t), cudaMemcpyDeviceToHost),
         "LCS: downloading the last row");

@@ -79,6 +79,7 @@ class TaskHandle {
   TaskHandle(Graph* graph, int32_t id) : graph_(graph), id_(id) {}
   void add_edge_to(const TaskHandle& other);
   void add_edge_from(const TaskHandle& other);
+  void connect(const TaskHandle& other, bool forward);
 
   Graph* graph_ = nullptr;
   int32_t id_ = -1;

@@ -56,26 +56,22 @@ TaskHandle& TaskHandle::name(const std::string& text) {
   return *this;
 }
 
-void TaskHandle::add_edge_to(const TaskHandle& other) {
-  if (graph_ == nullptr) throw GraphError("precede() on an empty TaskHandle");
-  if (other.graph_ != graph_) {
-    graph_->note_problem("dangling edge: " + quoted(graph_->task_name(id_)) + " precedes " +
-                         (other.graph_ == nullptr ? std::string("an empty task handle")
-                                                  : "task " + std::to_string(other.id_) + " of another graph"));
-    return;
-  }
-  graph_->add_edge(id_, other.id_);
-}
+void TaskHandle::add_edge_to(const TaskHandle& other) { connect(other, true); }
 
-void TaskHandle::add_edge_from(const TaskHandle& other) {
-  if (graph_ == nullptr) throw GraphError("succeed() on an empty TaskHandle");
+void TaskHandle::add_edge_from(const TaskHandle& other) { connect(other, false); }
+
+// An edge from this task to `other` (forward) or from `other` to this task;
+// a handle of another graph or none is noted as a dangling edge.
+void TaskHandle::connect(const TaskHandle& other, bool forward) {
+  if (graph_ == nullptr) throw GraphError(std::string(forward ? "precede()" : "succeed()") + " on an empty TaskHandle");
   if (other.graph_ != graph_) {
-    graph_->note_problem("dangling edge: " + quoted(graph_->task_name(id_)) + " succeeds " +
+    graph_->note_problem("dangling edge: " + quoted(graph_->task_name(id_)) + (forward ? " precedes " : " succeeds ") +
                          (other.graph_ == nullptr ? std::string("an empty task handle")
                                                   : "task " + std::to_string(other.id_) + " of another graph"));
     return;
   }
-  graph_->add_edge(other.id_, id_);
+  if (forward) graph_->add_edge(id_, other.id_);
+  else graph_->add_edge(other.id_, id_);
 }
 
 TaskHandle& TaskHandle::reads(int64_t object) {

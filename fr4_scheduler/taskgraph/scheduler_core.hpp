@@ -164,16 +164,9 @@ TILEDQR_HOST_DEVICE inline uint32_t lanes_where(bool predicate) {
 #endif
 }
 
-TILEDQR_HOST_DEVICE inline int32_t from_lane(int32_t value, int source) {
-#if defined(__CUDA_ARCH__)
-  return __shfl_sync(0xffffffffu, value, source);
-#else
-  (void)source;
-  return value;
-#endif
-}
-
-TILEDQR_HOST_DEVICE inline unsigned long long from_lane(unsigned long long value, int source) {
+// For int32_t and unsigned long long values.
+template <typename V>
+TILEDQR_HOST_DEVICE inline V from_lane(V value, int source) {
 #if defined(__CUDA_ARCH__)
   return __shfl_sync(0xffffffffu, value, source);
 #else

@@ -28,18 +28,8 @@ BenchOutcome run_fr3(const BenchCase& c) {
   // the first warm-up (or set-up only, with no warm-ups).
   gpu::GpuFactorization<T> f = gpu::factor(d_a.get(), c.m, c.n, c.m, options);
   for (int w = 1; w < c.warmup; ++w) f.refactor(d_a.get(), c.m);
-  EventTimer timer;
-  BenchOutcome out;
-  out.device = gpu::device_name();
-  for (int r = 0; r < c.repeats; ++r) {
-    timer.start();
-    f.refactor(d_a.get(), c.m);
-    timer.stop();
-    out.seconds.push_back(timer.seconds());
-  }
-  if (c.check) {
-    record_accuracy(out, check_factorization(a.data(), c.m, c.n, c.m, f.download()));
-  }
+  BenchOutcome out = time_on_device(c.repeats, [&] { f.refactor(d_a.get(), c.m); }, [] {});
+  if (c.check) record_accuracy(out, check_factorization(a.data(), c.m, c.n, c.m, f.download()));
   return out;
 }
 

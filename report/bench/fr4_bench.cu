@@ -53,16 +53,9 @@ BenchOutcome run_fr4(const BenchCase& c) {
   const gpu::DeviceBuffer<T> d_a = upload(a);
   gpu::DeviceQr<T>& qr = plan_for<T>(c, tree);
   for (int w = 0; w < c.warmup; ++w) qr.factor(d_a.get(), c.m);
-  EventTimer timer;
-  BenchOutcome out;
-  out.device = gpu::device_name();
-  for (int r = 0; r < c.repeats; ++r) {
-    timer.start();
-    qr.launch_factor(d_a.get(), c.m, 0);
-    timer.stop();
-    qr.finish_factor();  // the watchdog's wait; throws on a failed run
-    out.seconds.push_back(timer.seconds());
-  }
+  // finish_factor: the watchdog's wait; throws on a failed run.
+  BenchOutcome out = time_on_device(
+      c.repeats, [&] { qr.launch_factor(d_a.get(), c.m, 0); }, [&] { qr.finish_factor(); });
   if (c.check) {
     if (c.repeats == 0) qr.factor(d_a.get(), c.m);
     record_accuracy(out, check_factorization(a.data(), c.m, c.n, c.m, qr.download()));

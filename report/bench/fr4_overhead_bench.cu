@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu/event_timer.hpp"
 #include "taskgraph/graph_exec.cuh"
 #include "taskgraph/graph_generators.hpp"
 
@@ -85,26 +86,20 @@ Measurement time_fr4(const GraphShape& shape, int* words, int warmup, int repeat
   workers = exec.shape().workers;
   cudaStream_t stream;
   check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
-  cudaEvent_t start, stop;
-  check(cudaEventCreate(&start), "cudaEventCreate");
-  check(cudaEventCreate(&stop), "cudaEventCreate");
+  tiledqr::gpu::EventTimer timer;
   std::vector<double> ms;
   for (int r = 0; r < warmup + repeats; ++r) {
-    check(cudaEventRecord(start, stream), "cudaEventRecord");
+    timer.start(stream);
     const Status launched = exec.launch(EmptyParams{words}, stream);
-    check(cudaEventRecord(stop, stream), "cudaEventRecord");
+    timer.stop(stream);
     const Status s = launched.ok() ? exec.wait() : launched;
     if (!s.ok()) {
       std::fprintf(stderr, "fr4_overhead_bench: FR4 run failed: %s\n", s.message.c_str());
       std::exit(1);
     }
-    check(cudaEventSynchronize(stop), "cudaEventSynchronize");
-    float t = 0;
-    check(cudaEventElapsedTime(&t, start, stop), "cudaEventElapsedTime");
+    const double t = timer.seconds() * 1e3;
     if (r >= warmup) ms.push_back(t);
   }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
   cudaStreamDestroy(stream);
   m.nodes = shape.tasks;
   m.median_ms = median(ms);
@@ -142,23 +137,17 @@ Measurement time_cuda_graph(const GraphShape& shape, int* words, double build_li
   cudaStream_t stream;
   check(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), "cudaStreamCreate");
   check(cudaGraphUpload(exec, stream), "cudaGraphUpload");
-  cudaEvent_t start, stop;
-  check(cudaEventCreate(&start), "cudaEventCreate");
-  check(cudaEventCreate(&stop), "cudaEventCreate");
+  tiledqr::gpu::EventTimer timer;
   // Fewer repeats for graphs that take over a second per launch.
   const int warmup = 1, repeats = built > 200000 ? 3 : 5;
   std::vector<double> ms;
   for (int r = 0; r < warmup + repeats; ++r) {
-    check(cudaEventRecord(start, stream), "cudaEventRecord");
+    timer.start(stream);
     check(cudaGraphLaunch(exec, stream), "cudaGraphLaunch");
-    check(cudaEventRecord(stop, stream), "cudaEventRecord");
-    check(cudaEventSynchronize(stop), "cudaEventSynchronize");
-    float t = 0;
-    check(cudaEventElapsedTime(&t, start, stop), "cudaEventElapsedTime");
+    timer.stop(stream);
+    const double t = timer.seconds() * 1e3;
     if (r >= warmup) ms.push_back(t);
   }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
   cudaStreamDestroy(stream);
   cudaGraphExecDestroy(exec);
   cudaGraphDestroy(graph);

@@ -11,6 +11,7 @@
 #include "bench_accuracy.hpp"
 #include "bench_case.hpp"
 #include "gpu/cuda_check.hpp"
+#include "gpu/device.hpp"
 #include "gpu/event_timer.hpp"
 #include "size_check.hpp"
 
@@ -25,5 +26,23 @@ gpu::DeviceBuffer<T> upload(const std::vector<T>& a) {
 }
 
 using gpu::EventTimer;
+
+// An outcome on this GPU with `repeats` timings of `launch` (the device work
+// it enqueues on the default stream, between CUDA events); `finish` runs
+// after each launch, before its time is read.
+template <typename Launch, typename Finish>
+BenchOutcome time_on_device(int repeats, Launch launch, Finish finish) {
+  EventTimer timer;
+  BenchOutcome out;
+  out.device = gpu::device_name();
+  for (int r = 0; r < repeats; ++r) {
+    timer.start();
+    launch();
+    timer.stop();
+    finish();
+    out.seconds.push_back(timer.seconds());
+  }
+  return out;
+}
 
 }  // namespace tiledqr::bench

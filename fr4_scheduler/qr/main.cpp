@@ -1,5 +1,5 @@
 // fr4_scheduler — FR4: the tiled QR as a task graph (any elimination tree)
-// run by the generic GPU scheduler, with FR3's warp tile kernels. Tile 32
+// run by the generic GPU scheduler, with the warp kernels of common/kernels/warp. Tile 32
 // only; --threads means nothing here; --backend and --inner-block are refused.
 #include <cuda_runtime.h>
 

@@ -1,4 +1,4 @@
-// Runs the scheduler core (fr4_scheduler/scheduler_core.hpp) on std::threads:
+// Runs the scheduler core (fr4_scheduler/taskgraph/scheduler_core.hpp) on std::threads:
 // the same queue, counters and termination as the persistent kernel, with
 // each thread a worker of width 1 (its own "block"). The loop below is the
 // kernel's loop (persistent_executor.cuh) without block tasks.

@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "taskgraph/device_graph.hpp"
+#include "gpu/device.hpp"
 #include "enkf_problem.hpp"
 #include "errors.hpp"
 #include "gpu_methods.hpp"
@@ -69,7 +69,7 @@ int run(const Config& c, const std::string& command) {
   for (int64_t n : c.sizes)
     if (n < 1) throw InputError("--sizes must all be >= 1");
   const std::vector<Method> methods = parse_methods(c.methods);
-  if (taskgraph::gpu_count() == 0) {
+  if (!gpu::device_available()) {
     std::cerr << "fr4_enkf_bench: no CUDA-capable GPU\n";
     return exit_code::no_gpu;
   }

@@ -17,7 +17,7 @@
 #include <string>
 
 #include "cpu_reference.hpp"
-#include "taskgraph/device_graph.hpp"
+#include "gpu/device.hpp"
 #include "enkf_problem.hpp"
 #include "errors.hpp"
 #include "gpu_methods.hpp"
@@ -60,7 +60,7 @@ int run(const Config& config) {
   std::unique_ptr<DeviceProblem> device;
   std::string device_name = "cpu";
   if (method != Method::cpu) {
-    if (taskgraph::gpu_count() == 0) {
+    if (!gpu::device_available()) {
       std::cerr << "fr4_enkf: method " << method_name(method) << " needs a CUDA-capable GPU, none found\n";
       return exit_code::no_gpu;
     }

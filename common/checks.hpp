@@ -1,4 +1,4 @@
-// Norms and the two accuracy measures every stage reports (DESIGN §4,
+// Norms and the two accuracy measures every stage reports (docs/design.md §7,
 // PLASMA's testers): residual ‖A − QR‖_F / (‖A‖_F·n·ε) and orthogonality
 // ‖I − QᵀQ‖_F / (n·ε), ε the unit roundoff of T (LAPACK's dlamch('E')).
 #pragma once

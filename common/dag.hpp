@@ -1,4 +1,4 @@
-// The explicit DAG of the tiled QR (DESIGN §2.3): every task of the chosen
+// The explicit DAG of the tiled QR (docs/design.md §4): every task of the chosen
 // elimination tree with its predecessors. Edges are inferred from each
 // task's tile accesses in program order (read-after-write, write-after-read,
 // write-after-write), as PLASMA's dynamic scheduler does, so the edge the

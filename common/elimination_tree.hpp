@@ -1,5 +1,5 @@
 // Which tile eliminates which in one panel (tile column k), in program
-// order (DESIGN §5). This is the one place the trees are defined: the DAG
+// order (docs/design.md §8). This is the one place the trees are defined: the DAG
 // builder and the application of Q both read it.
 //   flat:   geqrt(k), then tsqrt merges rows k+1, k+2, … into row k one by
 //           one (the seed's Algorithm 2);

@@ -1,5 +1,5 @@
 // Error types shared by every stage. Each maps to one exit code of the
-// stage programs (DESIGN §4), so a caller can tell bad input from a failed
+// stage programs (docs/design.md §7), so a caller can tell bad input from a failed
 // check from a missing GPU without parsing messages.
 #pragma once
 

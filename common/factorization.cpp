@@ -5,13 +5,7 @@
 
 #include "elimination_tree.hpp"
 #include "errors.hpp"
-#include "kernels/geqrt.hpp"
-#include "kernels/ormqr.hpp"
-#include "kernels/tsmqr.hpp"
-#include "kernels/tsqrt.hpp"
-#include "kernels/ttmqr.hpp"
-#include "kernels/ttqrt.hpp"
-#include "lapack_kernels.hpp"
+#include "kernels/host_binding.hpp"
 
 namespace tiledqr {
 
@@ -62,68 +56,27 @@ int64_t Factorization<T>::merge_block_count() const {
 template <typename T>
 void Factorization<T>::run_task(const Task& t) {
   const int b = tiles.b;
-  const int nb = ib();
-  const bool reference = options.backend == Backend::reference;
-  T* v = tiles.tile(t.i, t.k);
-  switch (t.kind) {
-    case TaskKind::geqrt:
-      if (reference) kernels::geqrt(b, b, v, b, t_local_tile(t.i, t.k));
-      else lapack_kernels::geqrt(b, b, nb, v, b, t_local_tile(t.i, t.k), nb);
-      break;
-    case TaskKind::ormqr:
-      if (reference)
-        kernels::ormqr(true, b, b, b, v, b, t_local_tile(t.i, t.k), tiles.tile(t.i, t.j), b);
-      else
-        lapack_kernels::gemqrt(true, b, b, b, nb, v, b, t_local_tile(t.i, t.k), nb,
-                               tiles.tile(t.i, t.j), b);
-      break;
-    case TaskKind::tsqrt:
-    case TaskKind::ttqrt: {
-      const bool triangle = t.kind == TaskKind::ttqrt;
-      T* top = tiles.tile(t.piv, t.k);
-      if (reference && triangle) kernels::ttqrt(b, b, top, b, v, b, t_merge_tile(t.i, t.k));
-      else if (reference) kernels::tsqrt(b, b, top, b, v, b, t_merge_tile(t.i, t.k));
-      else lapack_kernels::tpqrt(b, b, triangle ? b : 0, nb, top, b, v, b, t_merge_tile(t.i, t.k), nb);
-      break;
-    }
-    case TaskKind::tsmqr:
-    case TaskKind::ttmqr: {
-      const bool triangle = t.kind == TaskKind::ttmqr;
-      T* top = tiles.tile(t.piv, t.j);
-      T* bottom = tiles.tile(t.i, t.j);
-      const T* tm = t_merge_tile(t.i, t.k);
-      if (reference && triangle) kernels::ttmqr(true, b, b, b, v, b, tm, top, b, bottom, b);
-      else if (reference) kernels::tsmqr(true, b, b, b, v, b, tm, top, b, bottom, b);
-      else lapack_kernels::tpmqrt(true, b, b, b, triangle ? b : 0, nb, v, b, tm, nb, top, b, bottom, b);
-      break;
-    }
-  }
+  const bool merge = !(t.kind == TaskKind::geqrt || t.kind == TaskKind::ormqr);
+  const kernels::HostOperands<T> o{b, ib(), b, tiles.tile(t.i, t.k),
+                                   merge ? t_merge_tile(t.i, t.k) : t_local_tile(t.i, t.k),
+                                   tiles.tile(t.piv, is_factorization(t.kind) ? t.k : t.j), b,
+                                   tiles.tile(t.i, t.j), b};
+  kernels::run_host_kernel(t.kind, options.backend == Backend::reference, true, o);
 }
 
 template <typename T>
 void Factorization<T>::apply_panel(int32_t k, bool transpose, T* c, int64_t ldc,
                                    int64_t nrhs) const {
   const int b = tiles.b;
-  const int nb = ib();
-  const int n = static_cast<int>(nrhs);
-  const int ld = static_cast<int>(ldc);
-  const bool reference = options.backend == Backend::reference;
   std::vector<Elimination> plan = panel_eliminations(tiles.p, k, options.tree);
   if (!transpose) std::reverse(plan.begin(), plan.end());
   for (const Elimination& e : plan) {
-    const T* v = tiles.tile(e.i, k);
-    T* row = c + int64_t(e.i) * b;
-    if (e.kind == TaskKind::geqrt) {
-      if (reference) kernels::ormqr(transpose, b, n, b, v, b, t_local_tile(e.i, k), row, ld);
-      else lapack_kernels::gemqrt(transpose, b, n, b, nb, v, b, t_local_tile(e.i, k), nb, row, ld);
-      continue;
-    }
-    const bool triangle = e.kind == TaskKind::ttqrt;
-    T* top = c + int64_t(e.piv) * b;
-    const T* tm = t_merge_tile(e.i, k);
-    if (reference && triangle) kernels::ttmqr(transpose, b, n, b, v, b, tm, top, ld, row, ld);
-    else if (reference) kernels::tsmqr(transpose, b, n, b, v, b, tm, top, ld, row, ld);
-    else lapack_kernels::tpmqrt(transpose, b, n, b, triangle ? b : 0, nb, v, b, tm, nb, top, ld, row, ld);
+    const Task update = update_task(e, k, 0);
+    // The update kinds only read V and T: the const_casts write nothing.
+    const T* t = e.kind == TaskKind::geqrt ? t_local_tile(e.i, k) : t_merge_tile(e.i, k);
+    const kernels::HostOperands<T> o{b, ib(), int(nrhs), const_cast<T*>(tiles.tile(e.i, k)), const_cast<T*>(t),
+                                     c + int64_t(e.piv) * b, int(ldc), c + int64_t(e.i) * b, int(ldc)};
+    kernels::run_host_kernel(update.kind, options.backend == Backend::reference, transpose, o);
   }
 }
 
@@ -151,25 +104,24 @@ void check_rhs(int64_t m, int64_t ldb, int64_t nrhs) {
 }  // namespace
 
 template <typename T>
-void Factorization<T>::apply_qt(T* b, int64_t ldb, int64_t nrhs) const {
+void Factorization<T>::apply_panels(bool transpose, T* b, int64_t ldb, int64_t nrhs) const {
   check_rhs(rows(), ldb, nrhs);
   if (nrhs == 0) return;
   const int64_t padded_rows = int64_t(tiles.p) * tiles.b;
   std::vector<T> c = padded_copy(b, ldb, rows(), padded_rows, nrhs);
   const int32_t steps = std::min(tiles.p, tiles.q);
-  for (int32_t k = 0; k < steps; ++k) apply_panel(k, true, c.data(), padded_rows, nrhs);
+  for (int32_t s = 0; s < steps; ++s) apply_panel(transpose ? s : steps - 1 - s, transpose, c.data(), padded_rows, nrhs);
   copy_back(c, padded_rows, b, ldb, rows(), nrhs);
 }
 
 template <typename T>
+void Factorization<T>::apply_qt(T* b, int64_t ldb, int64_t nrhs) const {
+  apply_panels(true, b, ldb, nrhs);
+}
+
+template <typename T>
 void Factorization<T>::apply_q(T* b, int64_t ldb, int64_t nrhs) const {
-  check_rhs(rows(), ldb, nrhs);
-  if (nrhs == 0) return;
-  const int64_t padded_rows = int64_t(tiles.p) * tiles.b;
-  std::vector<T> c = padded_copy(b, ldb, rows(), padded_rows, nrhs);
-  const int32_t steps = std::min(tiles.p, tiles.q);
-  for (int32_t k = steps - 1; k >= 0; --k) apply_panel(k, false, c.data(), padded_rows, nrhs);
-  copy_back(c, padded_rows, b, ldb, rows(), nrhs);
+  apply_panels(false, b, ldb, nrhs);
 }
 
 template <typename T>

@@ -1,5 +1,5 @@
 // The result of a tiled QR factorisation and what users do with it
-// (DESIGN §3). Every CPU executor fills one by running tasks through
+// (docs/design.md §6). Every CPU executor fills one by running tasks through
 // run_task(); GPU stages download theirs into the same layout.
 #pragma once
 
@@ -76,6 +76,8 @@ struct Factorization {
   // Applies the reflectors of panel k's elimination `e` (see
   // elimination_tree.hpp) to the row blocks of a padded (p·b, nrhs) B.
   void apply_panel(int32_t k, bool transpose, T* b, int64_t ldb, int64_t nrhs) const;
+  // B ← Qᵀ B (panels in order) or Q B (in reverse), on a zero-padded copy of B.
+  void apply_panels(bool transpose, T* b, int64_t ldb, int64_t nrhs) const;
 };
 
 extern template struct Factorization<float>;

@@ -1,6 +1,6 @@
 // One macro lets a function be compiled for the CPU and, under nvcc, for the
 // GPU as well, so the reference kernels and the task grid are written once
-// (DESIGN §2, STYLE habit 3). Without nvcc it expands to nothing.
+// (docs/design.md §3). Without nvcc it expands to nothing.
 #pragma once
 
 #if defined(__CUDACC__)

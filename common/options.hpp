@@ -1,4 +1,4 @@
-// Options shared by every stage (DESIGN §3, §4).
+// Options shared by every stage (docs/design.md §6, §7).
 #pragma once
 
 #include <string>

@@ -1,4 +1,4 @@
-// The command line every stage program shares (DESIGN §4): parse, load or
+// The command line every stage program shares (docs/design.md §7): parse, load or
 // generate A, factor, check, write outputs, print text or JSON, and map
 // errors to exit codes (0 ok, 2 bad input, 3 check failed, 4 no GPU,
 // 5 stalled). A stage supplies only its factor functions.

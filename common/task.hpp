@@ -1,5 +1,5 @@
-// A task of the tiled QR algorithm (STYLE habit 1: tile kernel → task →
-// executor). Indices are tile coordinates.
+// A task of the tiled QR algorithm (tile kernel → task → executor:
+// docs/design.md §1). Indices are tile coordinates.
 #pragma once
 
 #include <cstdint>

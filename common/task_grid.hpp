@@ -1,7 +1,7 @@
 // The task grid of seed 000 §II.C: one cell per tile, at most one ready task
 // per cell, successors generated when a task completes. Plain data plus
 // host/device functions, so FR1, FR2 and FR3's GPU scheduler warp all run
-// this same code (DESIGN §2.3). Flat tree only; the trees go through dag.hpp.
+// this same code (docs/design.md §4). Flat tree only; the trees go through dag.hpp.
 //
 // Each cell (i, j) runs the tasks of steps k = 0 … min(i, j) in order:
 // tsmqr(i, j, k) for k < min(i, j), then geqrt (i = j), ormqr (i < j) or
@@ -13,7 +13,7 @@
 //   tsmqr(i, j, k): tsqrt(i, k) done, and the previous writer of A_kj at
 //                   step k done: ormqr(k, j) for i = k + 1, else
 //                   tsmqr(i − 1, j, k). The seed's list misses this last
-//                   edge (DESIGN §2.3); seed_rules_only drops it, for the
+//                   edge (docs/design.md §4); seed_rules_only drops it, for the
 //                   test that shows the checker catches its absence.
 #pragma once
 

@@ -1,4 +1,4 @@
-// Tile storage (DESIGN §2.1): a p×q grid of b×b tiles, each tile contiguous
+// Tile storage (docs/design.md §2): a p×q grid of b×b tiles, each tile contiguous
 // and column-major (ld = b), tiles ordered tile-column by tile-column.
 // Ragged edge tiles are zero-padded, so any m, n ≥ 1 and any b ≥ 1 work.
 #pragma once

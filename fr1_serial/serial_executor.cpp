@@ -5,7 +5,7 @@
 
 #include "dag.hpp"
 #include "host_task_grid.hpp"
-#include "lapack_kernels.hpp"
+#include "kernels/lapack/lapack_kernels.hpp"
 #include "ready_order.hpp"
 #include "trace_clock.hpp"
 

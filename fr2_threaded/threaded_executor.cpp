@@ -14,7 +14,7 @@
 #include "dag.hpp"
 #include "errors.hpp"
 #include "host_task_grid.hpp"
-#include "lapack_kernels.hpp"
+#include "kernels/lapack/lapack_kernels.hpp"
 #include "ready_order.hpp"
 #include "size_check.hpp"
 #include "trace_clock.hpp"

@@ -3,7 +3,7 @@
 // mutex; binary and greedy run the DAG builder's graph with atomic
 // remaining-predecessor counters. Every tile sees its updates in the same
 // order as in FR1, so the result is bit-identical to FR1's for any thread
-// count (DESIGN §2.4).
+// count (docs/design.md §5).
 #pragma once
 
 #include <cstdint>

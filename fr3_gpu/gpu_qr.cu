@@ -11,33 +11,14 @@
 #include <string>
 #include <thread>
 
-#include "apply_q_kernel.cuh"
-#include "back_substitution_kernel.cuh"
-#include "cuda_check.hpp"
-#include "layout_kernels.cuh"
+#include "kernels/warp/ormqr_matrix.cuh"
+#include "gpu/cuda_check.hpp"
+#include "gpu/event_timer.hpp"
+#include "gpu/layout_kernels.cuh"
+#include "gpu/qr_storage.hpp"
 #include "persistent_qr.cuh"
 
 namespace tiledqr::gpu {
-
-bool device_available() {
-  int count = 0;
-  if (cudaGetDeviceCount(&count) != cudaSuccess) {
-    cudaGetLastError();  // clear the sticky "no device" status
-    return false;
-  }
-  return count > 0;
-}
-
-std::string device_name() {
-  int count = 0;
-  check(cudaGetDeviceCount(&count), "looking for a CUDA device");
-  if (count == 0) throw GpuError("no CUDA device found");
-  int device = 0;
-  check(cudaGetDevice(&device), "cudaGetDevice");
-  cudaDeviceProp props;
-  check(cudaGetDeviceProperties(&props, device), "cudaGetDeviceProperties");
-  return props.name;
-}
 
 namespace {
 
@@ -47,21 +28,11 @@ int ceil_log2(uint64_t value) {
   return log2;
 }
 
-// Blocks for a grid-stride loop over `count` elements.
-unsigned grid_for(int64_t count) {
-  const int64_t threads = 256;
-  return unsigned(std::clamp<int64_t>((count + threads - 1) / threads, 1, 4096));
-}
-
 // The two words the watchdog shares with the kernel, in host-mapped memory.
 struct WatchdogWords {
   uint64_t progress;  // written by the scheduler: 1 once it runs, then 1 + tasks completed
   int32_t abort;      // raised by the host
 };
-
-int64_t tile_count_of(int64_t extent) {
-  return (extent + warp_tile - 1) / warp_tile;
-}
 
 }  // namespace
 
@@ -72,7 +43,7 @@ struct GpuFactorizationState {
   int64_t tasks_total = 0;
   GpuOptions options;
   PersistentQrParams<T> params;  // device pointers below, filled once
-  DeviceBuffer<T> tiles, tau_local, tau_merge;
+  QrStorage<T> storage;  // tiles and τ
   DeviceBuffer<uint64_t> ready_slots, ready_control, finished_slots, finished_control;
   DeviceBuffer<GridCell> global_cells;
   DeviceBuffer<DeviceTraceRecord> trace_records;
@@ -82,14 +53,12 @@ struct GpuFactorizationState {
   size_t shared_bytes = 0;  // dynamic shared memory per block
   int blocks = 0;           // 1 scheduler + executors
   bool queues_clean = false;
-  cudaEvent_t start = nullptr, stop = nullptr;
+  EventTimer timer;  // around the layout conversion and the persistent kernel
   double device_seconds = 0;
   std::vector<TaskRecord> trace;
 
   ~GpuFactorizationState() {
     if (watchdog_host) cudaFreeHost(watchdog_host);
-    if (start) cudaEventDestroy(start);
-    if (stop) cudaEventDestroy(stop);
   }
 };
 
@@ -150,7 +119,7 @@ std::unique_ptr<GpuFactorizationState<T>> make_state(int64_t m, int64_t n, const
   if (options.executors_per_sm < 1) throw InputError("executors per SM must be >= 1");
   if (!(options.double_task_weight > 0)) throw InputError("double task weight must be > 0");
   if (!(options.watchdog_seconds > 0)) throw InputError("watchdog seconds must be > 0");
-  const int64_t p = tile_count_of(m), q = tile_count_of(n);
+  const int64_t p = tile_shape.count(m), q = tile_shape.count(n);
   if (p >= max_tile_count || q >= max_tile_count)
     throw InputError("FR3 handles at most " + std::to_string(max_tile_count - 1) +
                      " tiles per dimension; got " + std::to_string(p) + "x" + std::to_string(q));
@@ -173,11 +142,7 @@ std::unique_ptr<GpuFactorizationState<T>> make_state(int64_t m, int64_t n, const
   plan_launch(*s);
 
   const size_t cells = size_t(p) * size_t(q);
-  s->tiles = DeviceBuffer<T>(cells * tile_elements, "tiles");
-  s->tau_local = DeviceBuffer<T>(cells * warp_tile, "tau");
-  s->tau_merge = DeviceBuffer<T>(cells * warp_tile, "tau");
-  check(cudaMemset(s->tau_local.get(), 0, cells * warp_tile * sizeof(T)), "clearing tau");
-  check(cudaMemset(s->tau_merge.get(), 0, cells * warp_tile * sizeof(T)), "clearing tau");
+  s->storage = QrStorage<T>(s->p, s->q);
   PersistentQrParams<T>& prm = s->params;
   // A ready queue holds what its executor has yet to run: a few tasks; if
   // one fills, the scheduler waits for that executor, which never waits
@@ -198,12 +163,10 @@ std::unique_ptr<GpuFactorizationState<T>> make_state(int64_t m, int64_t n, const
   std::memset(s->watchdog_host, 0, sizeof(WatchdogWords));
   check(cudaHostGetDevicePointer(reinterpret_cast<void**>(&s->watchdog_device), s->watchdog_host, 0),
         "mapping the watchdog's words");
-  check(cudaEventCreate(&s->start), "cudaEventCreate");
-  check(cudaEventCreate(&s->stop), "cudaEventCreate");
 
-  prm.tiles = s->tiles.get();
-  prm.tau_local = s->tau_local.get();
-  prm.tau_merge = s->tau_merge.get();
+  prm.tiles = s->storage.tiles.get();
+  prm.tau_local = s->storage.tau_local.get();
+  prm.tau_merge = s->storage.tau_merge.get();
   prm.p = s->p;
   prm.q = s->q;
   prm.tasks_total = s->tasks_total;
@@ -249,7 +212,7 @@ void watch(GpuFactorizationState<T>& s) {
   uint64_t seen = 0;
   auto last_change = clock::now();
   for (;;) {
-    const cudaError_t status = cudaEventQuery(s.stop);
+    const cudaError_t status = s.timer.query();
     if (status == cudaSuccess) return;
     if (status != cudaErrorNotReady) check(status, "FR3 persistent kernel");
     const uint64_t now_done = progress.load(cuda::memory_order_relaxed);
@@ -262,10 +225,10 @@ void watch(GpuFactorizationState<T>& s) {
       s.queues_clean = false;
       // Every wait loop of the kernel polls the flag; give it a bounded time.
       const auto raised = clock::now();
-      while (cudaEventQuery(s.stop) == cudaErrorNotReady &&
+      while (s.timer.query() == cudaErrorNotReady &&
              std::chrono::duration<double>(clock::now() - raised).count() < 10)
         std::this_thread::sleep_for(std::chrono::microseconds(100));
-      const cudaError_t after = cudaEventQuery(s.stop);
+      const cudaError_t after = s.timer.query();
       const uint64_t done = seen > 0 ? seen - 1 : 0;
       std::string what = "FR3: no task completed for " + std::to_string(s.options.watchdog_seconds) +
                          " s (" + std::to_string(done) + " of " + std::to_string(s.tasks_total) +
@@ -286,20 +249,17 @@ void run_factorization(GpuFactorizationState<T>& s, const T* d_a, int64_t lda) {
   s.watchdog_host->progress = 0;
   s.watchdog_host->abort = 0;
   if (s.options.trace) check(cudaMemset(s.trace_count.get(), 0, sizeof(unsigned long long)), "trace reset");
-  check(cudaEventRecord(s.start), "cudaEventRecord");
+  s.timer.start();
   const int64_t elements = int64_t(s.p) * s.q * tile_elements;
-  colmajor_to_tiles_kernel<<<grid_for(elements), 256>>>(d_a, lda, s.m, s.n, s.tiles.get(), s.p, s.q);
+  colmajor_to_tiles_kernel<<<grid_for(elements), 256>>>(d_a, lda, s.m, s.n, s.storage.tiles.get(), s.p, s.q);
   check_launch("colmajor_to_tiles_kernel");
   void* args[] = {&s.params};
   check(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(persistent_qr_kernel<T>), dim3(s.blocks),
                                     dim3(32), args, s.shared_bytes, nullptr),
         "launching the FR3 persistent kernel");
-  check(cudaEventRecord(s.stop), "cudaEventRecord");
+  s.timer.stop();
   watch(s);
-  check(cudaEventSynchronize(s.stop), "FR3 persistent kernel");
-  float ms = 0;
-  check(cudaEventElapsedTime(&ms, s.start, s.stop), "cudaEventElapsedTime");
-  s.device_seconds = ms * 1e-3;
+  s.device_seconds = s.timer.seconds();  // watch() returned: the kernel ended without an error
 
   s.trace.clear();
   if (s.options.trace) {
@@ -324,38 +284,6 @@ void run_factorization(GpuFactorizationState<T>& s, const T* d_a, int64_t lda) {
   }
 }
 
-// B (rows, cols) col-major → a fresh (p · ceil(cols/32)) tile buffer.
-template <typename T>
-DeviceBuffer<T> to_tiles(const T* d_b, int64_t ldb, int64_t rows, int64_t cols, int32_t p) {
-  const int32_t qb = int32_t(tile_count_of(cols));
-  DeviceBuffer<T> tiles(size_t(p) * qb * tile_elements, "right-hand side tiles");
-  const int64_t elements = int64_t(p) * qb * tile_elements;
-  colmajor_to_tiles_kernel<<<grid_for(elements), 256>>>(d_b, ldb, rows, cols, tiles.get(), p, qb);
-  check_launch("colmajor_to_tiles_kernel");
-  return tiles;
-}
-
-template <typename T>
-void from_tiles(const DeviceBuffer<T>& tiles, int32_t p, int64_t rows, int64_t cols, T* d_b, int64_t ldb) {
-  const int32_t qb = int32_t(tile_count_of(cols));
-  tiles_to_colmajor_kernel<<<grid_for(int64_t(tiles.size())), 256>>>(tiles.get(), p, qb, rows, cols, d_b, ldb);
-  check_launch("tiles_to_colmajor_kernel");
-}
-
-template <typename T>
-void apply(const GpuFactorizationState<T>& s, bool transpose, DeviceBuffer<T>& b_tiles, int64_t cols) {
-  const int32_t qb = int32_t(tile_count_of(cols));
-  const int32_t steps = std::min(s.p, s.q);
-  apply_q_kernel<<<qb, 32, warp_shared_elements * sizeof(T)>>>(
-      transpose, s.tiles.get(), s.tau_local.get(), s.tau_merge.get(), s.p, steps, b_tiles.get());
-  check_launch("apply_q_kernel");
-}
-
-void check_rhs(int64_t rows, int64_t ld, int64_t nrhs, const char* name) {
-  if (nrhs < 0) throw InputError("number of right-hand sides must be >= 0");
-  if (ld < rows) throw InputError(std::string(name) + " is too small for the matrix's rows");
-}
-
 }  // namespace
 
 template <typename T>
@@ -368,16 +296,6 @@ template <typename T>
 GpuFactorization<T>& GpuFactorization<T>::operator=(GpuFactorization&&) noexcept = default;
 
 template <typename T>
-int64_t GpuFactorization<T>::rows() const { return state_->m; }
-template <typename T>
-int64_t GpuFactorization<T>::cols() const { return state_->n; }
-template <typename T>
-const T* GpuFactorization<T>::device_tiles() const { return state_->tiles.get(); }
-template <typename T>
-int32_t GpuFactorization<T>::tile_rows() const { return state_->p; }
-template <typename T>
-int32_t GpuFactorization<T>::tile_cols() const { return state_->q; }
-template <typename T>
 double GpuFactorization<T>::device_seconds() const { return state_->device_seconds; }
 template <typename T>
 const std::vector<TaskRecord>& GpuFactorization<T>::trace() const { return state_->trace; }
@@ -385,122 +303,43 @@ template <typename T>
 const GpuOptions& GpuFactorization<T>::options() const { return state_->options; }
 
 template <typename T>
-void GpuFactorization<T>::refactor(const T* d_a, int64_t lda) {
+void GpuFactorization<T>::factor(const T* d_a, int64_t lda) {
   run_factorization(*state_, d_a, lda);
 }
 
 template <typename T>
-void GpuFactorization<T>::r(T* d_r, int64_t ldr) const {
+QrFactors<T> GpuFactorization<T>::factors() const {
   const GpuFactorizationState<T>& s = *state_;
-  const int64_t k = std::min(s.m, s.n);
-  if (ldr < k) throw InputError("ldr must be >= min(m, n)");
-  extract_r_kernel<<<grid_for(k * s.n), 256>>>(s.tiles.get(), s.p, k, s.n, d_r, ldr);
-  check_launch("extract_r_kernel");
-  check(cudaDeviceSynchronize(), "extracting R");
+  return s.storage.factors(s.m, s.n, s.p, s.q, Tree::flat);
 }
 
+// One warp per column tile of B runs the flat tree's updates in order
+// (common/kernels/warp/ormqr_matrix.cuh).
 template <typename T>
-void GpuFactorization<T>::apply_qt(T* d_b, int64_t ldb, int64_t nrhs) const {
-  check_rhs(state_->m, ldb, nrhs, "ldb");
-  if (nrhs == 0) return;
-  DeviceBuffer<T> b_tiles = to_tiles(d_b, ldb, state_->m, nrhs, state_->p);
-  apply(*state_, true, b_tiles, nrhs);
-  from_tiles(b_tiles, state_->p, state_->m, nrhs, d_b, ldb);
-  check(cudaDeviceSynchronize(), "applying Q^T");
-}
-
-template <typename T>
-void GpuFactorization<T>::apply_q(T* d_b, int64_t ldb, int64_t nrhs) const {
-  check_rhs(state_->m, ldb, nrhs, "ldb");
-  if (nrhs == 0) return;
-  DeviceBuffer<T> b_tiles = to_tiles(d_b, ldb, state_->m, nrhs, state_->p);
-  apply(*state_, false, b_tiles, nrhs);
-  from_tiles(b_tiles, state_->p, state_->m, nrhs, d_b, ldb);
-  check(cudaDeviceSynchronize(), "applying Q");
-}
-
-template <typename T>
-void GpuFactorization<T>::thin_q(T* d_q, int64_t ldq) const {
+void GpuFactorization<T>::apply_tiles(bool transpose, T* b_tiles, int32_t column_tiles) const {
   const GpuFactorizationState<T>& s = *state_;
-  if (ldq < s.m) throw InputError("ldq must be >= m");
-  const int64_t k = std::min(s.m, s.n);
-  const int32_t qb = int32_t(tile_count_of(k));
-  DeviceBuffer<T> q_tiles(size_t(s.p) * qb * tile_elements, "thin Q tiles");
-  identity_tiles_kernel<<<grid_for(int64_t(q_tiles.size())), 256>>>(q_tiles.get(), s.p, qb, k);
-  check_launch("identity_tiles_kernel");
-  apply(s, false, q_tiles, k);
-  from_tiles(q_tiles, s.p, s.m, k, d_q, ldq);
-  check(cudaDeviceSynchronize(), "forming the thin Q");
-}
-
-template <typename T>
-void GpuFactorization<T>::solve(const T* d_b, int64_t ldb, int64_t nrhs, T* d_x, int64_t ldx) const {
-  const GpuFactorizationState<T>& s = *state_;
-  if (s.m < s.n)
-    throw InputError("solve needs m >= n (least squares); got " + std::to_string(s.m) + "x" +
-                     std::to_string(s.n));
-  check_rhs(s.m, ldb, nrhs, "ldb");
-  if (ldx < s.n) throw InputError("ldx must be >= n");
-  if (nrhs == 0) return;
-  // R's diagonal, to refuse a rank-deficient R as the CPU's solve does.
-  DeviceBuffer<T> d_diagonal(size_t(s.n), "R's diagonal");
-  extract_diagonal_kernel<<<grid_for(s.n), 256>>>(s.tiles.get(), s.p, s.n, d_diagonal.get());
-  check_launch("extract_diagonal_kernel");
-  std::vector<T> diagonal(size_t(s.n));
-  check(cudaMemcpy(diagonal.data(), d_diagonal.get(), diagonal.size() * sizeof(T), cudaMemcpyDeviceToHost),
-        "reading R's diagonal");
-  for (int64_t i = 0; i < s.n; ++i)
-    if (diagonal[i] == T(0))
-      throw InputError("solve: matrix is rank-deficient (R(" + std::to_string(i + 1) + "," +
-                       std::to_string(i + 1) + ") = 0)");
-  DeviceBuffer<T> b_tiles = to_tiles(d_b, ldb, s.m, nrhs, s.p);
-  apply(s, true, b_tiles, nrhs);
-  DeviceBuffer<T> y(size_t(s.n) * nrhs, "Q^T B");
-  from_tiles(b_tiles, s.p, s.n, nrhs, y.get(), s.n);
-  back_substitution_kernel<<<unsigned(nrhs), 32>>>(s.tiles.get(), s.p, s.n, y.get(), s.n, d_x, ldx);
-  check_launch("back_substitution_kernel");
-  check(cudaDeviceSynchronize(), "solving");
-}
-
-template <typename T>
-Factorization<T> GpuFactorization<T>::download() const {
-  const GpuFactorizationState<T>& s = *state_;
-  Factorization<T> f;
-  f.options.tile = warp_tile;
-  f.options.inner_block = warp_tile;
-  f.options.backend = Backend::reference;
-  f.options.tree = Tree::flat;
-  f.options.trace = s.options.trace;
-  f.tiles = TileMatrix<T>(s.m, s.n, warp_tile);
-  check(cudaMemcpy(f.tiles.data.data(), s.tiles.get(), f.tiles.data.size() * sizeof(T),
-                   cudaMemcpyDeviceToHost),
-        "downloading the tiles");
-  const size_t cells = size_t(s.p) * s.q;
-  std::vector<T> tau_local(cells * warp_tile), tau_merge(cells * warp_tile);
-  check(cudaMemcpy(tau_local.data(), s.tau_local.get(), tau_local.size() * sizeof(T), cudaMemcpyDeviceToHost),
-        "downloading tau");
-  check(cudaMemcpy(tau_merge.data(), s.tau_merge.get(), tau_merge.size() * sizeof(T), cudaMemcpyDeviceToHost),
-        "downloading tau");
-  f.t_local.assign(size_t(f.local_block_count() * f.t_tile_elements()), T(0));
-  f.t_merge.assign(size_t(f.merge_block_count() * f.t_tile_elements()), T(0));
   const int32_t steps = std::min(s.p, s.q);
-  auto tau_of = [&](const std::vector<T>& taus, int64_t i, int64_t k) {
-    return taus.data() + (i + k * s.p) * warp_tile;
-  };
-  for (int32_t k = 0; k < steps; ++k) {
-    std::copy_n(tau_of(tau_local, k, k), warp_tile, f.t_local_tile(k, k));
-    for (int32_t i = k + 1; i < s.p; ++i) std::copy_n(tau_of(tau_merge, i, k), warp_tile, f.t_merge_tile(i, k));
-  }
-  f.trace = s.trace;
-  f.device_seconds = s.device_seconds;
-  return f;
+  apply_q_kernel<<<column_tiles, 32, warp_shared_elements * sizeof(T)>>>(
+      transpose, s.storage.tiles.get(), s.storage.tau_local.get(), s.storage.tau_merge.get(), s.p, steps, b_tiles);
+  check_launch("apply_q_kernel");
+}
+
+template <typename T>
+Options GpuFactorization<T>::download_options() const {
+  Options o;
+  o.tile = warp_tile;
+  o.inner_block = warp_tile;
+  o.backend = Backend::reference;
+  o.tree = Tree::flat;
+  o.trace = state_->options.trace;
+  return o;
 }
 
 template <typename T>
 GpuFactorization<T> factor(const T* d_a, int64_t m, int64_t n, int64_t lda, const GpuOptions& options) {
   GpuFactorization<T> f;
   f.state_ = make_state<T>(m, n, options);
-  f.refactor(d_a, lda);
+  f.factor(d_a, lda);
   return f;
 }
 

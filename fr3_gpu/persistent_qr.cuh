@@ -18,10 +18,7 @@
 
 #include <cstdint>
 
-#include "kernels/warp_geqrt.cuh"
-#include "kernels/warp_ormqr.cuh"
-#include "kernels/warp_tsmqr.cuh"
-#include "kernels/warp_tsqrt.cuh"
+#include "kernels/warp_binding.cuh"
 #include "task_grid.hpp"
 #include "task_queue.hpp"
 #include "task_word.hpp"
@@ -292,29 +289,11 @@ __device__ void scheduler_warp(const PersistentQrParams<T>& prm, unsigned char* 
       push_until_done(prm, ready_queue(prm, e), null_task_word, ready_tail[e]);
 }
 
-// Runs one task of the flat tree with the warp kernels.
+// Runs one task of the flat tree with the warp kernels (the warp binding).
 template <typename T>
 __device__ void run_task(const PersistentQrParams<T>& prm, const Task& t, T* shared, int lane) {
-  constexpr int64_t tile_elements = int64_t(warp_tile) * warp_tile;
-  auto tile = [&](int32_t i, int32_t j) { return prm.tiles + (i + int64_t(j) * prm.p) * tile_elements; };
-  auto tau = [&](T* base, int32_t i, int32_t j) { return base + (i + int64_t(j) * prm.p) * warp_tile; };
-  switch (t.kind) {
-    case TaskKind::geqrt:
-      warp_geqrt(tile(t.k, t.k), tau(prm.tau_local, t.k, t.k), shared, lane);
-      break;
-    case TaskKind::ormqr:
-      warp_ormqr(true, tile(t.k, t.k), tau(prm.tau_local, t.k, t.k), tile(t.k, t.j), shared, lane);
-      break;
-    case TaskKind::tsqrt:
-      warp_tsqrt(tile(t.k, t.k), tile(t.i, t.k), tau(prm.tau_merge, t.i, t.k), shared, lane);
-      break;
-    case TaskKind::tsmqr:
-      warp_tsmqr(true, tile(t.i, t.k), tau(prm.tau_merge, t.i, t.k), tile(t.k, t.j),
-                 tile(t.i, t.j), shared, lane);
-      break;
-    default:  // ttqrt/ttmqr belong to the trees of FR4
-      break;
-  }
+  const WarpTaskData<T> data{prm.tiles, prm.tau_local, prm.tau_merge, prm.tiles, prm.p};
+  run_warp_task<WarpCall::inlined, WarpKinds::flat_tree>(t, true, data, shared, lane);
 }
 
 // Algorithm 5 of seed 000, by the 32 lanes of one executor block.

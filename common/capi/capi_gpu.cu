@@ -15,8 +15,8 @@
 
 struct tiledqr_gpu_factors {
   // Exactly one is set: the handle remembers its precision.
-  std::unique_ptr<tiledqr::fr4::DeviceQr<double>> d;
-  std::unique_ptr<tiledqr::fr4::DeviceQr<float>> s;
+  std::unique_ptr<tiledqr::gpu::DeviceQr<double>> d;
+  std::unique_ptr<tiledqr::gpu::DeviceQr<float>> s;
 };
 
 namespace tiledqr::capi {
@@ -50,24 +50,24 @@ int device_status() {
   return fail(check.no_device ? TILEDQR_ERR_NO_GPU : TILEDQR_ERR_GPU_ARCH, check.message);
 }
 
-fr4::QrOptions gpu_options(const tiledqr_options* in, int64_t m, int64_t n) {
+gpu::QrOptions gpu_options(const tiledqr_options* in, int64_t m, int64_t n) {
   const tiledqr_options o = in ? *in : tiledqr_options{};
   if (o.tile != 0 && o.tile != gpu_tile)
     throw InputError("the GPU factorisation runs tile 32 only (options.tile 0 or 32), got " + std::to_string(o.tile));
-  fr4::QrOptions out;
+  gpu::QrOptions out;
   out.tree = tree_option(o.tree, m >= 4 * n ? Tree::binary : Tree::flat);
   return out;
 }
 
-void set(tiledqr_gpu_factors& h, std::unique_ptr<fr4::DeviceQr<double>> qr) { h.d = std::move(qr); }
-void set(tiledqr_gpu_factors& h, std::unique_ptr<fr4::DeviceQr<float>> qr) { h.s = std::move(qr); }
+void set(tiledqr_gpu_factors& h, std::unique_ptr<gpu::DeviceQr<double>> qr) { h.d = std::move(qr); }
+void set(tiledqr_gpu_factors& h, std::unique_ptr<gpu::DeviceQr<float>> qr) { h.s = std::move(qr); }
 
 // Factors dA on `stream` and leaves R in it; throws on any failure.
 template <typename T>
-std::unique_ptr<fr4::DeviceQr<T>> factor_on_device(int64_t m, int64_t n, T* d_a, int64_t ldda,
+std::unique_ptr<gpu::DeviceQr<T>> factor_on_device(int64_t m, int64_t n, T* d_a, int64_t ldda,
                                                    const tiledqr_options* opts, cudaStream_t stream) {
   check_shape(m, n, d_a, ldda, "dA");
-  auto qr = std::make_unique<fr4::DeviceQr<T>>(m, n, gpu_options(opts, m, n));
+  auto qr = std::make_unique<gpu::DeviceQr<T>>(m, n, gpu_options(opts, m, n));
   qr->launch_factor(d_a, ldda, stream);
   qr->finish_factor();
   const int64_t count = m * n;
@@ -84,7 +84,7 @@ int gpu_geqrf(int64_t m, int64_t n, T* d_a, int64_t ldda, tiledqr_gpu_factors** 
   if (out) *out = nullptr;
   return guarded([&] {
     if (const int status = device_status(); status != TILEDQR_SUCCESS) return status;
-    std::unique_ptr<fr4::DeviceQr<T>> qr = factor_on_device(m, n, d_a, ldda, opts, stream);
+    std::unique_ptr<gpu::DeviceQr<T>> qr = factor_on_device(m, n, d_a, ldda, opts, stream);
     if (out) {
       auto handle = std::make_unique<tiledqr_gpu_factors>();
       set(*handle, std::move(qr));
@@ -115,7 +115,7 @@ int gpu_geqrf_host(int64_t m, int64_t n, T* a, int64_t lda, tiledqr_factors** ou
     const size_t row_bytes = size_t(m) * sizeof(T);
     check_cuda(cudaMemcpy2D(d_a.data, row_bytes, a, size_t(lda) * sizeof(T), row_bytes, size_t(n),
                             cudaMemcpyHostToDevice), "copying A to the device");
-    std::unique_ptr<fr4::DeviceQr<T>> qr = factor_on_device(m, n, d_a.data, m, opts, cudaStream_t(0));
+    std::unique_ptr<gpu::DeviceQr<T>> qr = factor_on_device(m, n, d_a.data, m, opts, cudaStream_t(0));
     // Download the factors before R, so a failure leaves A unchanged.
     std::unique_ptr<Factorization<T>> host;
     if (out) host = std::make_unique<Factorization<T>>(qr->download());

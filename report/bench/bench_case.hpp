@@ -5,8 +5,11 @@
 
 #include <cstdint>
 #include <limits>
+#include <random>
 #include <string>
 #include <vector>
+
+#include "size_check.hpp"
 
 namespace tiledqr::bench {
 
@@ -34,6 +37,16 @@ struct BenchOutcome {
   double orthogonality = std::numeric_limits<double>::quiet_NaN();
   std::string device;           // "cpu" or the GPU's name
 };
+
+// The driver's matrix: uniform in [-1, 1) from mt19937_64(seed), as every stage draws it.
+template <typename T>
+std::vector<T> random_input(const BenchCase& c) {
+  std::vector<T> a(checked_elements({c.m, c.n}, sizeof(T), "benchmark matrix"));
+  std::mt19937_64 engine(c.seed);
+  std::uniform_real_distribution<double> uniform(-1, 1);
+  for (T& x : a) x = T(uniform(engine));
+  return a;
+}
 
 // Raised by a GPU stage when no GPU is present: the driver skips the case.
 struct NoDevice {

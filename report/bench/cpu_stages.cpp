@@ -7,6 +7,7 @@
 #include <chrono>
 #include <random>
 
+#include "bench_accuracy.hpp"
 #include "bench_case.hpp"
 #include "checks.hpp"
 #include "cpu_stages.hpp"
@@ -15,15 +16,6 @@
 
 namespace tiledqr::bench {
 namespace {
-
-template <typename T>
-std::vector<T> random_input(const BenchCase& c) {
-  std::vector<T> a(checked_elements({c.m, c.n}, sizeof(T), "benchmark matrix"));
-  std::mt19937_64 engine(c.seed);
-  std::uniform_real_distribution<double> uniform(-1, 1);
-  for (T& x : a) x = T(uniform(engine));
-  return a;
-}
 
 Options options_of(const BenchCase& c) {
   Options o;
@@ -59,9 +51,7 @@ BenchOutcome bench_tiled(const BenchCase& c, bool threaded) {
     last = std::move(f);  // frees the previous run's tiles after the clock stopped
   }
   if (c.check) {
-    const Residuals res = check_factorization(a.data(), c.m, c.n, c.m, last);
-    out.residual = res.residual;
-    out.orthogonality = res.orthogonality;
+    record_accuracy(out, check_factorization(a.data(), c.m, c.n, c.m, last));
   }
   return out;
 }
@@ -71,12 +61,6 @@ int geqrf(int m, int n, double* a, double* tau, double* work, int lwork) {
 }
 int geqrf(int m, int n, float* a, float* tau, float* work, int lwork) {
   return LAPACKE_sgeqrf_work(LAPACK_COL_MAJOR, m, n, a, m, tau, work, lwork);
-}
-int orgqr(int m, int k, double* a, const double* tau) {
-  return LAPACKE_dorgqr(LAPACK_COL_MAJOR, m, k, k, a, m, tau);
-}
-int orgqr(int m, int k, float* a, const float* tau) {
-  return LAPACKE_sorgqr(LAPACK_COL_MAJOR, m, k, k, a, m, tau);
 }
 
 template <typename T>
@@ -101,14 +85,7 @@ BenchOutcome bench_geqrf(const BenchCase& c) {
   }
   openblas_set_num_threads(1);
   if (c.check) {
-    std::vector<T> r(size_t(k) * n, T(0));
-    for (int j = 0; j < n; ++j)
-      for (int i = 0; i <= std::min(j, k - 1); ++i) r[size_t(i) + size_t(j) * k] = work_a[size_t(i) + size_t(j) * m];
-    std::vector<T> q(work_a.begin(), work_a.begin() + ptrdiff_t(m) * k);
-    orgqr(m, k, q.data(), tau.data());
-    const Residuals res = residuals_of_explicit_qr(a.data(), c.m, c.n, q.data(), r.data());
-    out.residual = res.residual;
-    out.orthogonality = res.orthogonality;
+    record_accuracy(out, geqrf_residuals(a.data(), c.m, c.n, work_a, tau));
   }
   return out;
 }

@@ -1,5 +1,5 @@
-// cuSOLVER's geqrf for the benchmark driver (the GPU-as-accelerator peer of
-// ANCHORS.md): handle, workspace query and allocations outside the timing;
+// cuSOLVER's geqrf for the benchmark driver (the GPU-as-accelerator peer
+// every GPU figure is measured against): handle, workspace query and allocations outside the timing;
 // each timed run factors a fresh device copy of the same matrix, with CUDA
 // events around cusolverDn?geqrf only.
 #include <cuda_runtime.h>
@@ -12,9 +12,9 @@
 
 #include "bench_case.hpp"
 #include "checks.hpp"
-#include "cuda_check.hpp"
+#include "gpu/cuda_check.hpp"
 #include "gpu_bench_support.hpp"
-#include "gpu_qr.hpp"
+#include "gpu/device.hpp"
 
 namespace tiledqr::bench {
 namespace {
@@ -37,12 +37,6 @@ cusolverStatus_t geqrf(cusolverDnHandle_t h, int m, int n, double* a, double* ta
 cusolverStatus_t geqrf(cusolverDnHandle_t h, int m, int n, float* a, float* tau, float* work,
                        int lwork, int* info) {
   return cusolverDnSgeqrf(h, m, n, a, m, tau, work, lwork, info);
-}
-int host_orgqr(int m, int k, double* q, const double* tau) {
-  return LAPACKE_dorgqr(LAPACK_COL_MAJOR, m, k, k, q, m, tau);
-}
-int host_orgqr(int m, int k, float* q, const float* tau) {
-  return LAPACKE_sorgqr(LAPACK_COL_MAJOR, m, k, k, q, m, tau);
 }
 
 struct SolverHandle {
@@ -81,14 +75,7 @@ BenchOutcome run_cusolver(const BenchCase& c) {
     std::vector<T> factored(a.size()), tau(static_cast<size_t>(k));
     gpu::check(cudaMemcpy(factored.data(), d_a.get(), a.size() * sizeof(T), cudaMemcpyDeviceToHost), "download");
     gpu::check(cudaMemcpy(tau.data(), d_tau.get(), tau.size() * sizeof(T), cudaMemcpyDeviceToHost), "download");
-    std::vector<T> r(size_t(k) * n, T(0));
-    for (int j = 0; j < n; ++j)
-      for (int i = 0; i <= std::min(j, k - 1); ++i) r[size_t(i) + size_t(j) * k] = factored[size_t(i) + size_t(j) * m];
-    std::vector<T> q(factored.begin(), factored.begin() + ptrdiff_t(m) * k);
-    if (host_orgqr(m, k, q.data(), tau.data()) != 0) throw GpuError("orgqr of cuSOLVER's reflectors failed");
-    const Residuals res = residuals_of_explicit_qr(a.data(), c.m, c.n, q.data(), r.data());
-    out.residual = res.residual;
-    out.orthogonality = res.orthogonality;
+    record_accuracy(out, geqrf_residuals(a.data(), c.m, c.n, factored, tau));
   }
   return out;
 }

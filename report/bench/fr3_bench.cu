@@ -6,7 +6,7 @@
 
 #include "bench_case.hpp"
 #include "checks.hpp"
-#include "cuda_check.hpp"
+#include "gpu/cuda_check.hpp"
 #include "gpu_bench_support.hpp"
 #include "gpu_qr.hpp"
 
@@ -16,7 +16,7 @@ namespace {
 template <typename T>
 BenchOutcome run_fr3(const BenchCase& c) {
   if (!gpu::device_available()) throw NoDevice{"no CUDA device"};
-  if (c.tile != gpu::warp_tile_size) throw InputError("fr3 runs tile 32 only");
+  gpu::require_gpu_tile(c.tile, "fr3");
   if (c.tree != "flat") throw InputError("fr3 runs the flat tree only");
   const std::vector<T> a = random_input<T>(c);
   const gpu::DeviceBuffer<T> d_a = upload(a);
@@ -28,20 +28,8 @@ BenchOutcome run_fr3(const BenchCase& c) {
   // the first warm-up (or set-up only, with no warm-ups).
   gpu::GpuFactorization<T> f = gpu::factor(d_a.get(), c.m, c.n, c.m, options);
   for (int w = 1; w < c.warmup; ++w) f.refactor(d_a.get(), c.m);
-  EventTimer timer;
-  BenchOutcome out;
-  out.device = gpu::device_name();
-  for (int r = 0; r < c.repeats; ++r) {
-    timer.start();
-    f.refactor(d_a.get(), c.m);
-    timer.stop();
-    out.seconds.push_back(timer.seconds());
-  }
-  if (c.check) {
-    const Residuals res = check_factorization(a.data(), c.m, c.n, c.m, f.download());
-    out.residual = res.residual;
-    out.orthogonality = res.orthogonality;
-  }
+  BenchOutcome out = time_on_device(c.repeats, [&] { f.refactor(d_a.get(), c.m); }, [] {});
+  if (c.check) record_accuracy(out, check_factorization(a.data(), c.m, c.n, c.m, f.download()));
   return out;
 }
 

@@ -13,7 +13,7 @@
 
 #include "bench_case.hpp"
 #include "checks.hpp"
-#include "cuda_check.hpp"
+#include "gpu/cuda_check.hpp"
 #include "errors.hpp"
 #include "fr4_qr.hpp"
 #include "gpu_bench_support.hpp"
@@ -26,17 +26,17 @@ template <typename T>
 struct CachedPlan {
   int64_t m = 0, n = 0;
   Tree tree = Tree::flat;
-  std::unique_ptr<fr4::DeviceQr<T>> qr;
+  std::unique_ptr<gpu::DeviceQr<T>> qr;
 };
 
 template <typename T>
-fr4::DeviceQr<T>& plan_for(const BenchCase& c, Tree tree) {
+gpu::DeviceQr<T>& plan_for(const BenchCase& c, Tree tree) {
   static CachedPlan<T> cache;
   if (!cache.qr || cache.m != c.m || cache.n != c.n || cache.tree != tree) {
     cache.qr.reset();  // free the old plan's device memory first
-    fr4::QrOptions options;
+    gpu::QrOptions options;
     options.tree = tree;
-    cache.qr = std::make_unique<fr4::DeviceQr<T>>(c.m, c.n, options);
+    cache.qr = std::make_unique<gpu::DeviceQr<T>>(c.m, c.n, options);
     cache.m = c.m;
     cache.n = c.n;
     cache.tree = tree;
@@ -46,28 +46,19 @@ fr4::DeviceQr<T>& plan_for(const BenchCase& c, Tree tree) {
 
 template <typename T>
 BenchOutcome run_fr4(const BenchCase& c) {
-  if (!fr4::gpu_available()) throw NoDevice{"no CUDA device"};
-  if (c.tile != 32) throw InputError("fr4 runs tile 32 only (FR3's warp kernels)");
+  if (!gpu::device_available()) throw NoDevice{"no CUDA device"};
+  gpu::require_gpu_tile(c.tile, "fr4");
   const Tree tree = parse_tree(c.tree);
   const std::vector<T> a = random_input<T>(c);
   const gpu::DeviceBuffer<T> d_a = upload(a);
-  fr4::DeviceQr<T>& qr = plan_for<T>(c, tree);
+  gpu::DeviceQr<T>& qr = plan_for<T>(c, tree);
   for (int w = 0; w < c.warmup; ++w) qr.factor(d_a.get(), c.m);
-  EventTimer timer;
-  BenchOutcome out;
-  out.device = fr4::gpu_name();
-  for (int r = 0; r < c.repeats; ++r) {
-    timer.start();
-    qr.launch_factor(d_a.get(), c.m, 0);
-    timer.stop();
-    qr.finish_factor();  // the watchdog's wait; throws on a failed run
-    out.seconds.push_back(timer.seconds());
-  }
+  // finish_factor: the watchdog's wait; throws on a failed run.
+  BenchOutcome out = time_on_device(
+      c.repeats, [&] { qr.launch_factor(d_a.get(), c.m, 0); }, [&] { qr.finish_factor(); });
   if (c.check) {
     if (c.repeats == 0) qr.factor(d_a.get(), c.m);
-    const Residuals res = check_factorization(a.data(), c.m, c.n, c.m, qr.download());
-    out.residual = res.residual;
-    out.orthogonality = res.orthogonality;
+    record_accuracy(out, check_factorization(a.data(), c.m, c.n, c.m, qr.download()));
   }
   return out;
 }

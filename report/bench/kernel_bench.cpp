@@ -29,7 +29,7 @@
 #include <vector>
 
 #include "factorization.hpp"
-#include "lapack_kernels.hpp"
+#include "kernels/lapack/lapack_kernels.hpp"
 
 namespace {
 

@@ -24,7 +24,7 @@ BenchCase make(const std::string& stage, Shape shape, const std::string& precisi
   return c;
 }
 
-// The GPU presets' shapes: ANCHORS.md's up to 8192², smallest first within
+// The GPU presets' shapes: the report's reference shapes up to 8192², smallest first within
 // each kind (so --case-limit can stop a family once it gets too slow). The
 // residual check forms Q on the host, O(m·n²): it runs where m·n² ≤ 2^34
 // (2048², 262144 × 256, 1048576 × 64) and is left out above, where it would
@@ -41,7 +41,7 @@ std::vector<BenchCase> gpu_anchor_cases(const std::string& stage, const std::str
   return cases;
 }
 
-// ANCHORS.md's largest square, run last by the GPU presets. Its host-side
+// The report's largest reference square, run last by the GPU presets. Its host-side
 // residual check (forming Q on the CPU) would take minutes: off.
 BenchCase largest_square(const std::string& stage, const std::string& precision) {
   BenchCase c = make(stage, {16384, 16384}, precision);
@@ -107,7 +107,7 @@ void add_fr2_cpu(std::vector<BenchCase>& cases, int hardware_threads) {
     }
 }
 
-// FR3 and cuSOLVER on ANCHORS.md's shapes, both precisions (issue 4).
+// FR3 and cuSOLVER on the reference shapes, both precisions (issue 4).
 void add_fr3_gpu(std::vector<BenchCase>& cases) {
   for (const std::string precision : {"double", "float"})
     for (const std::string stage : {"cusolver", "fr3"})
@@ -133,7 +133,7 @@ void add_fr3_knobs(std::vector<BenchCase>& cases) {
   }
 }
 
-// FR4 with each tree and cuSOLVER on ANCHORS.md's shapes (issue 5).
+// FR4 with each tree and cuSOLVER on the reference shapes (issue 5).
 void add_fr4_qr(std::vector<BenchCase>& cases) {
   for (const BenchCase& c : gpu_anchor_cases("cusolver", "double")) cases.push_back(c);
   for (const std::string tree : {"flat", "binary", "greedy"})

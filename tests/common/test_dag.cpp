@@ -1,4 +1,4 @@
-// The explicit DAG builder (DESIGN §2.3).
+// The explicit DAG builder (docs/design.md §4).
 #include <gtest/gtest.h>
 
 #include <algorithm>

@@ -5,10 +5,10 @@
 #include <algorithm>
 #include <cmath>
 
-#include "kernels/geqrt.hpp"
-#include "kernels/ormqr.hpp"
-#include "kernels/tsmqr.hpp"
-#include "kernels/tsqrt.hpp"
+#include "kernels/host/geqrt.hpp"
+#include "kernels/host/ormqr.hpp"
+#include "kernels/host/tsmqr.hpp"
+#include "kernels/host/tsqrt.hpp"
 #include "test_support.hpp"
 
 namespace tiledqr {

@@ -24,7 +24,7 @@
 #include <string>
 #include <vector>
 
-#include "lapack_kernels.hpp"
+#include "kernels/lapack/lapack_kernels.hpp"
 #include "test_support.hpp"
 
 namespace tiledqr {

@@ -75,7 +75,7 @@ TEST(TaskGridSchedules, MatchFlatDagForAllSmallGrids) {
 }
 
 // Pass rule: with the seed's dependency list alone (no tsmqr → tsmqr edge
-// on A_kj, DESIGN §2.3) the checker finds a violated edge within 200
+// on A_kj, docs/design.md §4) the checker finds a violated edge within 200
 // random schedules of a 4×4 grid — so the checker can fail, and the extra
 // edge is needed.
 TEST(TaskGridMissingEdge, CheckerCatchesSeedOnlyRules) {

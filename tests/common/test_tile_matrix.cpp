@@ -1,4 +1,4 @@
-// Tile storage (DESIGN §2.1) and the size checks behind it.
+// Tile storage (docs/design.md §2) and the size checks behind it.
 #include <gtest/gtest.h>
 
 #include <set>

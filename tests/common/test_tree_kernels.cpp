@@ -1,4 +1,4 @@
-// Tests for the tall-skinny tree variants (DESIGN §5).
+// Tests for the tall-skinny tree variants (docs/design.md §8).
 //
 // TreeKernels: the reference ttqrt/ttmqr kernels (common/kernels/) and the
 // lapack backend's tpqrt/tpmqrt wrappers with l = n (common/lapack_kernels)
@@ -31,9 +31,9 @@
 #include "dag.hpp"
 #include "elimination_tree.hpp"
 #include "kernels/householder.hpp"
-#include "kernels/ttmqr.hpp"
-#include "kernels/ttqrt.hpp"
-#include "lapack_kernels.hpp"
+#include "kernels/host/ttmqr.hpp"
+#include "kernels/host/ttqrt.hpp"
+#include "kernels/lapack/lapack_kernels.hpp"
 #include "serial_executor.hpp"
 
 namespace tiledqr {

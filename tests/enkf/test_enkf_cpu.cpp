@@ -85,7 +85,7 @@ TEST(EnkfCsr, TripletsDenseAndChecks) {
 
 // random_csr: round(density·N) distinct columns per row, at least one.
 TEST(EnkfCsr, RandomRowsHaveTheirCount) {
-  std::mt19937_64 rng(fr4::testing::test_seed("EnkfCsr.RandomRowsHaveTheirCount"));
+  std::mt19937_64 rng(taskgraph::testing::test_seed("EnkfCsr.RandomRowsHaveTheirCount"));
   for (double density : {0.001, 0.05, 0.5, 1.0}) {
     const CsrMatrix h = random_csr(7, 301, density, rng);
     const int64_t per_row = std::max<int64_t>(1, std::llround(density * 301));
@@ -152,7 +152,7 @@ TEST(EnkfReference, BadProblemsAreRejected) {
 // The reference against the naive dense formula: ≤ 1e-13 relative, on
 // general Toeplitz C, densities 0.001 … 1, M = 1, L = 2.
 TEST(EnkfReference, MatchesNaiveDenseFormula) {
-  const uint64_t seed = fr4::testing::test_seed("EnkfReference.MatchesNaiveDenseFormula");
+  const uint64_t seed = taskgraph::testing::test_seed("EnkfReference.MatchesNaiveDenseFormula");
   struct Case { int64_t n, m, l; double density; };
   for (const Case c : {Case{1, 1, 2, 1.0}, Case{37, 1, 2, 0.001}, Case{100, 5, 3, 0.05}, Case{129, 33, 10, 0.2},
                        Case{64, 3, 17, 1.0}}) {
@@ -165,7 +165,7 @@ TEST(EnkfReference, MatchesNaiveDenseFormula) {
 // The plan: each nonzero of H once, in its m-block, under its column;
 // chunks tile each block's union columns; slices do not overlap.
 TEST(EnkfPlan, CoversEveryNonzeroOnce) {
-  std::mt19937_64 rng(fr4::testing::test_seed("EnkfPlan.CoversEveryNonzeroOnce"));
+  std::mt19937_64 rng(taskgraph::testing::test_seed("EnkfPlan.CoversEveryNonzeroOnce"));
   for (int64_t m : {1, 32, 33, 70}) {
     const CsrMatrix h = random_csr(m, 1000, 0.03, rng);
     const TiledPlan plan = make_tiled_plan(h, 64, 16);
@@ -202,7 +202,7 @@ TEST(EnkfPlan, CoversEveryNonzeroOnce) {
 
 // The plan's arithmetic, emulated on the CPU, gives the reference's result.
 TEST(EnkfPlan, EmulatedTasksMatchReference) {
-  const uint64_t seed = fr4::testing::test_seed("EnkfPlan.EmulatedTasksMatchReference");
+  const uint64_t seed = taskgraph::testing::test_seed("EnkfPlan.EmulatedTasksMatchReference");
   for (int64_t m : {1, 40}) {
     const EnkfProblem p = enkf::testing::general_problem(150, m, 4, 0.1, seed + uint64_t(m));
     const TiledPlan plan = make_tiled_plan(p.h, 16, 4);
@@ -213,7 +213,7 @@ TEST(EnkfPlan, EmulatedTasksMatchReference) {
 
 // The workspace cap: one chunk per m-block when even two would not fit.
 TEST(EnkfPlan, PartialWorkspaceIsCapped) {
-  std::mt19937_64 rng(fr4::testing::test_seed("EnkfPlan.PartialWorkspaceIsCapped"));
+  std::mt19937_64 rng(taskgraph::testing::test_seed("EnkfPlan.PartialWorkspaceIsCapped"));
   const CsrMatrix h = random_csr(32, 5000, 0.5, rng);
   const TiledPlan plan = make_tiled_plan(h, 1 << 20, 1, 5000 * 32);
   EXPECT_EQ(plan.chunks.size(), 1u);

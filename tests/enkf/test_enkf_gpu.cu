@@ -32,7 +32,7 @@ const Case cases[] = {
 };
 
 void check_method(Method method, const char* test_name) {
-  const uint64_t seed = fr4::testing::test_seed(test_name);
+  const uint64_t seed = taskgraph::testing::test_seed(test_name);
   for (const Case& c : cases) {
     for (bool symmetric : {true, false}) {
       const uint64_t case_seed = seed + uint64_t(c.n) * 7919u + uint64_t(c.m);
@@ -64,7 +64,7 @@ TEST(EnkfGpu, DenseMatchesReference) { check_method(Method::dense, "EnkfGpu.Dens
 // The auto rule picks a method that runs; at the seed's size the two fast
 // methods agree with each other to 1e-12.
 TEST(EnkfGpuAuto, AutoRunsAndFastMethodsAgree) {
-  const uint64_t seed = fr4::testing::test_seed("EnkfGpuAuto.AutoRunsAndFastMethodsAgree");
+  const uint64_t seed = taskgraph::testing::test_seed("EnkfGpuAuto.AutoRunsAndFastMethodsAgree");
   const EnkfProblem p = random_problem(25000, 32, 10, 0.05, seed);
   const DeviceProblem device(p);
   const Method chosen = automatic_method(p);

@@ -1,4 +1,4 @@
-// The fr1_serial program: exit codes, messages and output files (DESIGN §4).
+// The fr1_serial program: exit codes, messages and output files (docs/design.md §7).
 // The program's path is the first argument (meson passes it).
 #include <gtest/gtest.h>
 #include <sys/wait.h>

@@ -281,7 +281,7 @@ TEST(Fr1Determinism, TwoRunsBitIdentical) {
 
 // Pass rule: a random ready-task order (instead of the priority order)
 // gives bit-identical results: every tile sees its updates in the same k
-// order whatever the schedule (DESIGN §2.4).
+// order whatever the schedule (docs/design.md §5).
 TEST(Fr1Determinism, RandomSchedulesBitIdentical) {
   std::mt19937_64 engine = testing::make_engine(1001);
   const DenseMatrix<double> a = testing::random_matrix<double>(70, 60, engine);

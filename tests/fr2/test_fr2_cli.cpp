@@ -1,4 +1,4 @@
-// Tests of the fr2_threaded program against fr1_serial (DESIGN §4), run as
+// Tests of the fr2_threaded program against fr1_serial (docs/design.md §7), run as
 // child processes. Usage: test_fr2_cli FR1_SERIAL FR2_THREADED [gtest flags];
 // meson passes both programs' paths.
 //

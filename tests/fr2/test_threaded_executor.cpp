@@ -1,5 +1,5 @@
-// Tests for fr2_threaded/threaded_executor: FR2 against FR1 (STYLE habit 5:
-// every stage is tested against FR1).
+// Tests for fr2_threaded/threaded_executor: FR2 against FR1 (every stage is
+// tested against FR1).
 //
 // TILEDQR_TEST_BACKEND=reference runs every test on the reference kernels
 // only: for ThreadSanitizer runs, should OpenBLAS (not built for TSan) ever

@@ -1,4 +1,4 @@
-// The fr3_gpu program (DESIGN §4): exit codes and output, with and without
+// The fr3_gpu program (docs/design.md §7): exit codes and output, with and without
 // a GPU. The program's path is the first argument (meson passes it).
 #include <gtest/gtest.h>
 #include <sys/wait.h>

@@ -1,5 +1,5 @@
-// FR3 on the GPU against FR1's reference backend (the "IsEquivalentToRef"
-// habit of STYLE.md): same tiles, same τ, same apply side. Needs a GPU; the
+// FR3 on the GPU against FR1's reference backend (an "is equivalent to the
+// reference" test): same tiles, same τ, same apply side. Needs a GPU; the
 // program exits 77 (meson's "skipped") when there is none.
 #include <gtest/gtest.h>
 
@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "checks.hpp"
-#include "cuda_check.hpp"
+#include "gpu/cuda_check.hpp"
 #include "errors.hpp"
 #include "kernels/householder.hpp"
 #include "gpu_qr.hpp"

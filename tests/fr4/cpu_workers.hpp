@@ -1,4 +1,4 @@
-// Runs the scheduler core (fr4_scheduler/scheduler_core.hpp) on std::threads:
+// Runs the scheduler core (fr4_scheduler/taskgraph/scheduler_core.hpp) on std::threads:
 // the same queue, counters and termination as the persistent kernel, with
 // each thread a worker of width 1 (its own "block"). The loop below is the
 // kernel's loop (persistent_executor.cuh) without block tasks.
@@ -9,10 +9,10 @@
 #include <thread>
 #include <vector>
 
-#include "device_graph.hpp"
-#include "scheduler_core.hpp"
+#include "taskgraph/device_graph.hpp"
+#include "taskgraph/scheduler_core.hpp"
 
-namespace tiledqr::fr4::testing {
+namespace tiledqr::taskgraph::testing {
 
 class CpuScheduler {
  public:
@@ -102,4 +102,4 @@ class CpuScheduler {
   uint32_t epoch_ = 0;
 };
 
-}  // namespace tiledqr::fr4::testing
+}  // namespace tiledqr::taskgraph::testing

@@ -4,11 +4,11 @@
 
 #include <cstdio>
 
-#include "device_graph.hpp"
+#include "taskgraph/device_graph.hpp"
 
 int main(int argc, char** argv) {
   ::testing::InitGoogleTest(&argc, argv);
-  if (tiledqr::fr4::gpu_count() == 0) {
+  if (tiledqr::taskgraph::gpu_count() == 0) {
     std::printf("no CUDA-capable GPU: skipped\n");
     return 77;
   }

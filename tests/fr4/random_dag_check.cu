@@ -9,11 +9,11 @@
 #include <random>
 #include <string>
 
-#include "graph_generators.hpp"
+#include "taskgraph/graph_generators.hpp"
 #include "record_kinds.cuh"
 
 int main(int argc, char** argv) {
-  using namespace tiledqr::fr4;
+  using namespace tiledqr::taskgraph;
   int32_t tasks = 10000;
   uint64_t seed = 1;
   bool block_kinds = false;

@@ -7,10 +7,10 @@
 #include <string>
 #include <vector>
 
-#include "graph.hpp"
-#include "graph_exec.cuh"
+#include "taskgraph/graph.hpp"
+#include "taskgraph/graph_exec.cuh"
 
-namespace tiledqr::fr4::testing {
+namespace tiledqr::taskgraph::testing {
 
 constexpr int record_kind_count = 5;  // kinds 0 … 4 record, each with its own busy time
 constexpr int kind_block = 5;         // Team::block: every thread of the block counts itself
@@ -151,4 +151,4 @@ class RecordBuffers {
   RecordParams params_{};
 };
 
-}  // namespace tiledqr::fr4::testing
+}  // namespace tiledqr::taskgraph::testing

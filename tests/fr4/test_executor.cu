@@ -7,11 +7,11 @@
 #include <string>
 #include <vector>
 
-#include "graph_generators.hpp"
+#include "taskgraph/graph_generators.hpp"
 #include "record_kinds.cuh"
 #include "test_seed.hpp"
 
-namespace tiledqr::fr4 {
+namespace tiledqr::taskgraph {
 namespace {
 
 using testing::RecordBuffers;
@@ -229,4 +229,4 @@ TEST(Fr4ExecutorErrors, LaunchWhileRunningRefused) {
 }
 
 }  // namespace
-}  // namespace tiledqr::fr4
+}  // namespace tiledqr::taskgraph

@@ -8,10 +8,10 @@
 #include <utility>
 #include <vector>
 
-#include "device_graph.hpp"
-#include "graph.hpp"
+#include "taskgraph/device_graph.hpp"
+#include "taskgraph/graph.hpp"
 
-namespace tiledqr::fr4 {
+namespace tiledqr::taskgraph {
 namespace {
 
 struct Value {
@@ -240,4 +240,4 @@ TEST(Fr4GraphDot, NodesAndEdges) {
 }
 
 }  // namespace
-}  // namespace tiledqr::fr4
+}  // namespace tiledqr::taskgraph

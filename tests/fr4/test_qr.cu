@@ -15,8 +15,10 @@
 #include "serial_executor.hpp"
 #include "test_seed.hpp"
 
-namespace tiledqr::fr4 {
+namespace tiledqr::gpu {
 namespace {
+
+namespace testing = taskgraph::testing;
 
 template <typename T>
 std::vector<T> random_matrix(int64_t m, int64_t n, uint64_t seed) {
@@ -227,4 +229,4 @@ TEST(Fr4QrApi, TooLargeForTheDeviceIsRefusedUpFront) {
 }
 
 }  // namespace
-}  // namespace tiledqr::fr4
+}  // namespace tiledqr::gpu

@@ -1,5 +1,5 @@
 // The scheduler core's queue and counters hammered by 8 std::threads
-// (DESIGN §7: the same code as the GPU's, compiled for the host). Host only
+// (docs/design.md §10: the same code as the GPU's, compiled for the host). Host only
 // (suite fr4, runs in CI).
 #include <gtest/gtest.h>
 
@@ -10,11 +10,11 @@
 #include <vector>
 
 #include "cpu_workers.hpp"
-#include "device_graph.hpp"
-#include "graph_generators.hpp"
+#include "taskgraph/device_graph.hpp"
+#include "taskgraph/graph_generators.hpp"
 #include "test_seed.hpp"
 
-namespace tiledqr::fr4 {
+namespace tiledqr::taskgraph {
 namespace {
 
 using testing::CpuScheduler;
@@ -190,4 +190,4 @@ TEST(Fr4QueueHammer, ManyShortChains) {
 }
 
 }  // namespace
-}  // namespace tiledqr::fr4
+}  // namespace tiledqr::taskgraph

@@ -7,7 +7,7 @@
 #include <iostream>
 #include <string>
 
-namespace tiledqr::fr4::testing {
+namespace tiledqr::taskgraph::testing {
 
 inline uint64_t test_seed(const std::string& test_name) {
   uint64_t seed = 20261121;
@@ -16,4 +16,4 @@ inline uint64_t test_seed(const std::string& test_name) {
   return seed;
 }
 
-}  // namespace tiledqr::fr4::testing
+}  // namespace tiledqr::taskgraph::testing

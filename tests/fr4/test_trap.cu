@@ -17,12 +17,12 @@
 #include <string>
 #include <thread>
 
-#include "graph_generators.hpp"
+#include "taskgraph/graph_generators.hpp"
 #include "record_kinds.cuh"
 
 namespace {
 
-using namespace tiledqr::fr4;
+using namespace tiledqr::taskgraph;
 
 // Runs `body` in a child; returns its exit status (−1 when it was killed
 // for taking longer than `limit_seconds`), and what it wrote to `message`.

@@ -1,4 +1,4 @@
-// Random LCS inputs for the tests of fr4_scheduler/examples/lcs: a pair of
+// Random LCS inputs for the tests of fr4_scheduler/lcs: a pair of
 // sequences, drawn from the test program's printed seed (TILEDQR_TEST_SEED).
 #pragma once
 

@@ -1,4 +1,4 @@
-// Tests of the host side of the LCS workload (fr4_scheduler/examples/lcs):
+// Tests of the host side of the LCS workload (fr4_scheduler/lcs):
 // the two-row DP and the bit-parallel last row against the full-table DP,
 // Hirschberg's traceback, seed 001's model and its calibration, and input.
 #include <gtest/gtest.h>

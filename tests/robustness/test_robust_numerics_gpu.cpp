@@ -10,7 +10,7 @@
 #include <string>
 
 #include "checks.hpp"
-#include "cuda_check.hpp"
+#include "gpu/cuda_check.hpp"
 #include "fr4_qr.hpp"
 #include "gpu_qr.hpp"
 #include "hard_matrices.hpp"
@@ -29,9 +29,9 @@ Factorization<T> factor_on(const std::string& stage, const DenseMatrix<T>& a) {
   gpu::DeviceBuffer<T> d_a(a.data.size(), "A");
   gpu::check(cudaMemcpy(d_a.get(), a.data.data(), a.data.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
   if (stage == "FR3") return gpu::factor(d_a.get(), a.rows, a.cols, a.ld(), gpu::GpuOptions{}).download();
-  fr4::QrOptions options;
+  gpu::QrOptions options;
   options.tree = stage == "FR4 flat" ? Tree::flat : Tree::binary;
-  fr4::DeviceQr<T> qr(a.rows, a.cols, options);
+  gpu::DeviceQr<T> qr(a.rows, a.cols, options);
   qr.factor(d_a.get(), a.ld());
   return qr.download();
 }

@@ -1,0 +1,43 @@
+// What the GPU stage programs (fr3_gpu, fr4_scheduler) set alike in their
+// stage description: the kernels' name, the device, and the up-front check
+// that the device can hold a problem.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "gpu/cuda_check.hpp"
+#include "gpu/device.hpp"
+#include "gpu/tile_shape.hpp"
+#include "stage_main.hpp"
+
+namespace tiledqr::gpu {
+
+// `device_bytes(m, n, element_bytes)`: what the program needs on the device.
+template <typename DeviceBytes>
+StageDescription gpu_stage(const std::string& name, const std::string& summary, DeviceBytes device_bytes) {
+  StageDescription stage;
+  stage.name = name;
+  stage.summary = summary;
+  stage.own_kernels = "gpu-warp";  // common/kernels/warp
+  stage.check_memory = [name, device_bytes](int64_t m, int64_t n, size_t element_bytes) {
+    if (!device_available()) return;  // the factor call says so
+    ensure_device_memory(device_bytes(m, n, element_bytes),
+                         name + " on a " + std::to_string(m) + " x " + std::to_string(n) + " matrix");
+  };
+  stage.device = device_available() ? device_name() : "none";
+  return stage;
+}
+
+// A (m, n), col-major on the host with lda ≥ m, on the device for `program`,
+// after the checks every GPU stage makes first: tile 32 (else InputError),
+// a usable device (else GpuError "no usable CUDA device (<needs>)").
+template <typename T>
+DeviceBuffer<T> stage_matrix_on_device(const T* a, int64_t m, int64_t n, int64_t lda, int tile,
+                                       const std::string& program, const std::string& needs) {
+  require_gpu_tile(tile, program);
+  if (!device_available()) throw GpuError("no usable CUDA device (" + needs + ")");
+  return upload_matrix(a, m, n, lda);
+}
+
+}  // namespace tiledqr::gpu

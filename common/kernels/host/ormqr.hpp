@@ -1,0 +1,21 @@
+#pragma once
+
+#include "kernels/householder.hpp"
+
+namespace tiledqr::kernels {
+
+// ormqr (seed 000: DLARFB) — C ← Qᵀ C (transpose) or C ← Q C, with
+// Q = H_0 ⋯ H_{k−1} from geqrt.
+//   v   (m, k) col-major, ldv ≥ m: reflectors below the diagonal, as geqrt leaves them;
+//   tau (k);
+//   c   (m, n) col-major, ldc ≥ m.
+template <typename T>
+TILEDQR_HOST_DEVICE void ormqr(bool transpose, int m, int n, int k, const T* v, int ldv,
+                               const T* tau, T* c, int ldc) {
+  for (int s = 0; s < k; ++s) {
+    const int l = transpose ? s : k - 1 - s;
+    apply_reflector(m - l - 1, n, v + (l + 1) + l * ldv, tau[l], c + l, ldc, c + l + 1, ldc);
+  }
+}
+
+}  // namespace tiledqr::kernels

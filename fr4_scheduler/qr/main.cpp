@@ -1,0 +1,43 @@
+// fr4_scheduler — FR4: the tiled QR as a task graph (any elimination tree)
+// run by the generic GPU scheduler, with the warp kernels of common/kernels/warp. Tile 32
+// only; --threads means nothing here; --backend and --inner-block are refused.
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "gpu/cuda_check.hpp"
+#include "fr4_qr.hpp"
+#include "gpu/kernel_image.hpp"
+#include "gpu/stage.hpp"
+#include "stage_main.hpp"
+
+namespace {
+
+template <typename T>
+tiledqr::Factorization<T> factor_on_gpu(const T* a, int64_t m, int64_t n, int64_t lda,
+                                        const tiledqr::Options& options) {
+  using namespace tiledqr;
+  const gpu::DeviceBuffer<T> d_a = gpu::stage_matrix_on_device(
+      a, m, n, lda, options.tile, "fr4_scheduler", "fr4_scheduler runs its task graph on an NVIDIA GPU, sm_90");
+  gpu::QrOptions qr_options;
+  qr_options.tree = options.tree;
+  qr_options.trace = options.trace;
+  gpu::DeviceQr<T> qr(m, n, qr_options);
+  qr.factor(d_a.get(), m);
+  return qr.download();  // carries device_seconds and the trace
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (const int code = tiledqr::gpu::start_up_architecture_check("fr4_scheduler")) return code;
+  // The device holds the column-major matrix, plus what DeviceQr needs (tiles, τ, the graph).
+  tiledqr::StageDescription stage = tiledqr::gpu::gpu_stage(
+      "fr4_scheduler", "Tiled QR factorisation as a task graph on the generic GPU scheduler (FR4; any tree)",
+      [](int64_t m, int64_t n, size_t element_bytes) {
+        return double(m) * double(n) * double(element_bytes) + tiledqr::gpu::qr_device_bytes(m, n, element_bytes);
+      });
+  stage.factor_double = factor_on_gpu<double>;
+  stage.factor_float = factor_on_gpu<float>;
+  return tiledqr::stage_main(argc, argv, stage);
+}

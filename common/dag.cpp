@@ -1,6 +1,8 @@
 #include "dag.hpp"
 
 #include <algorithm>
+#include <limits>
+#include <string>
 
 #include "elimination_tree.hpp"
 #include "errors.hpp"
@@ -86,6 +88,15 @@ void record_accesses(const Task& t, int32_t id, AccessTracker& tracker,
 
 Dag build_qr_dag(int32_t p, int32_t q, Tree tree) {
   if (p < 1 || q < 1) throw InputError("build_qr_dag: empty tile grid");
+  // Task ids are 32-bit: count first (64-bit), refuse rather than wrap.
+  int64_t task_count = 0;
+  for (int32_t k = 0; k < std::min(p, q); ++k) {
+    const int64_t eliminations = tree == Tree::flat ? p - k : 2 * int64_t(p - k) - 1;
+    task_count += eliminations * (q - k);
+    if (task_count > std::numeric_limits<int32_t>::max())
+      throw InputError("a " + std::to_string(p) + " x " + std::to_string(q) + " tile grid has more than 2^31 - 1 tasks in the " +
+                       tree_name(tree) + " tree's graph; use larger tiles");
+  }
   Dag dag;
   AccessTracker tracker(p, q);
   std::vector<std::vector<int32_t>> preds_of;

@@ -61,7 +61,20 @@ uint64_t soft_limit(int resource) {
   return uint64_t(limit.rlim_cur);
 }
 
-std::string limit_text(uint64_t bytes) { return bytes == UINT64_MAX ? "unlimited" : format_bytes(double(bytes)); }
+// "3.2 GiB", "12.5 MiB" or "800 KiB": the unit that keeps the number ≥ 1.
+std::string human_bytes(double bytes) {
+  const char* units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+  int unit = 0;
+  while (bytes >= 1024 && unit < 4) {
+    bytes /= 1024;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, "%.3g %s", bytes, units[unit]);
+  return text;
+}
+
+std::string limit_text(uint64_t bytes) { return bytes == UINT64_MAX ? "unlimited" : human_bytes(double(bytes)); }
 
 }  // namespace
 
@@ -175,20 +188,18 @@ void ensure_memory(const QrMemoryNeed& need, int threads, const std::string& wha
   const double address_space =
       double(limits.mapped) + data + kBlasBufferBytes + stacks + extra_threads * per_thread;
   const double data_segment = double(limits.data_mapped) + data + kBlasBufferBytes + extra_threads * per_thread;
-  char parts[256];
-  std::snprintf(parts, sizeof parts,
-                "matrix %.3g, tiles %.3g, T factors %.3g, schedule %.3g, check and outputs %.3g GiB",
-                need.matrix / (1024 * kMiB), need.tiles / (1024 * kMiB), need.t_factors / (1024 * kMiB),
-                need.schedule / (1024 * kMiB), need.check / (1024 * kMiB));
-  const std::string head = what + " needs about " + format_bytes(data) + " (" + parts + ")";
+  const std::string parts = "matrix " + human_bytes(need.matrix) + ", tiles " + human_bytes(need.tiles) +
+                            ", T factors " + human_bytes(need.t_factors) + ", schedule " +
+                            human_bytes(need.schedule) + ", check and outputs " + human_bytes(need.check);
+  const std::string head = what + " needs about " + human_bytes(data) + " (" + parts + ")";
   if (data > double(limits.available))
     throw InputError(head + "; " + limit_text(limits.available) + " of memory is available");
   if (address_space > double(limits.address_space))
-    throw InputError(head + ", " + format_bytes(address_space) +
+    throw InputError(head + ", " + human_bytes(address_space) +
                      " of address space with the program, its threads and the BLAS buffer; the "
                      "address-space limit (ulimit -v) is " + limit_text(limits.address_space));
   if (data_segment > double(limits.data))
-    throw InputError(head + ", " + format_bytes(data_segment) +
+    throw InputError(head + ", " + human_bytes(data_segment) +
                      " of data segment with the program and the BLAS buffer; the data limit (ulimit -d) is " +
                      limit_text(limits.data));
   // Reserve (never touch) what is not mapped yet: a limit the estimate
@@ -197,7 +208,7 @@ void ensure_memory(const QrMemoryNeed& need, int threads, const std::string& wha
     const size_t probe = size_t(address_space - double(limits.mapped));
     void* reserved = mmap(nullptr, probe, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (reserved == MAP_FAILED)
-      throw InputError(head + "; this process cannot map " + format_bytes(double(probe)) +
+      throw InputError(head + "; this process cannot map " + human_bytes(double(probe)) +
                        " more (address-space limit " + limit_text(limits.address_space) + ", data limit " +
                        limit_text(limits.data) + ")");
     munmap(reserved, probe);

@@ -182,8 +182,8 @@ DenseMatrix<T> to_precision(const DenseMatrix<double>& a, const std::string& wha
       const T y = T(x);
       if (std::isfinite(x) && !std::isfinite(y))
         throw InputError(what + ": entry " + number(x) + " at " + position(i, j) +
-                         " overflows float (largest " + number(std::numeric_limits<T>::max()) +
-                         "); use --precision double");
+                         " overflows float to a non-finite value (largest " +
+                         number(std::numeric_limits<T>::max()) + "); use --precision double");
       if (x != 0 && y == 0)
         throw InputError(what + ": entry " + number(x) + " at " + position(i, j) +
                          " underflows to 0 in float (smallest " + number(std::numeric_limits<T>::denorm_min()) +

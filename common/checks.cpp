@@ -4,18 +4,22 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 #include <vector>
 
+#include "errors.hpp"
 #include "kernels/householder.hpp"
 
 namespace tiledqr {
 namespace {
 
-// Q·[R; 0]: the product the residual compares with A.
+// Q·[R; 0] with R as the tiles hold it (A·2^−scale_exponent = Q R): the
+// product the residual compares with A·2^−scale_exponent, so the check
+// itself never overflows where the factorisation did not.
 template <typename T>
 DenseMatrix<T> q_times_r(const Factorization<T>& f) {
-  const DenseMatrix<T> r = f.r();
+  const DenseMatrix<T> r = f.stored_r();
   DenseMatrix<T> qr(f.rows(), f.cols());
   for (int64_t j = 0; j < r.cols; ++j)
     for (int64_t i = 0; i < r.rows; ++i) qr(i, j) = r(i, j);
@@ -33,13 +37,31 @@ void product_minus(int64_t m, int64_t n, int64_t k, const float* a, const float*
               int(k), -1.0f, c, int(m));
 }
 
-void gram(int64_t m, int64_t k, const double* q, double* g) {
-  cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, int(k), int(k), int(m), -1.0, q, int(m), q,
-              int(m), 1.0, g, int(k));
+void gram_block(int m, int k, const double* q, int ldq, double* g) {
+  cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, k, k, m, -1.0, q, ldq, q, ldq, 1.0, g, k);
 }
-void gram(int64_t m, int64_t k, const float* q, float* g) {
-  cblas_sgemm(CblasColMajor, CblasTrans, CblasNoTrans, int(k), int(k), int(m), -1.0f, q, int(m), q,
-              int(m), 1.0f, g, int(k));
+void gram_block(int m, int k, const float* q, int ldq, float* g) {
+  cblas_sgemm(CblasColMajor, CblasTrans, CblasNoTrans, k, k, m, -1.0f, q, ldq, q, ldq, 1.0f, g, k);
+}
+
+constexpr int64_t kInt32Max = std::numeric_limits<int32_t>::max();
+
+// G (k, k) −= Qᵀ Q for Q (m, k), ld m. BLAS takes 32-bit sizes: beyond
+// them the rows go through a copy (ld = rows of the piece) piece by piece.
+template <typename T>
+void gram(int64_t m, int64_t k, const T* q, T* g) {
+  if (k > kInt32Max) throw InputError("orthogonality check: more than 2^31 - 1 columns");
+  if (m <= kInt32Max) {
+    gram_block(int(m), int(k), q, int(m), g);
+    return;
+  }
+  const int64_t piece = std::max<int64_t>(1, std::min<int64_t>(kInt32Max, (int64_t(1) << 24) / k));
+  std::vector<T> buffer(size_t(piece * k));
+  for (int64_t r0 = 0; r0 < m; r0 += piece) {
+    const int64_t rows = std::min(piece, m - r0);
+    for (int64_t j = 0; j < k; ++j) std::copy_n(q + r0 + j * m, rows, buffer.data() + j * rows);
+    gram_block(int(rows), int(k), buffer.data(), int(rows), g);
+  }
 }
 
 // ‖A‖_F as scale·√sum_of_squares (LAPACK's dlassq). The two parts are kept
@@ -99,10 +121,12 @@ Residuals check_factorization(const T* a, int64_t m, int64_t n, int64_t lda,
   const double eps = unit_roundoff<T>();
   Residuals out;
   DenseMatrix<T> qr = q_times_r(f);
+  const int s = f.scale_exponent;
   for (int64_t j = 0; j < n; ++j)
-    for (int64_t i = 0; i < m; ++i) qr(i, j) = a[i + j * lda] - qr(i, j);
-  out.residual = residual_ratio(scaled_sum_of_squares(m, n, qr.data.data(), m),
-                                scaled_sum_of_squares(m, n, a, lda), n, eps);
+    for (int64_t i = 0; i < m; ++i) qr(i, j) = std::ldexp(a[i + j * lda], -s) - qr(i, j);
+  ScaledSumOfSquares a_sum = scaled_sum_of_squares(m, n, a, lda);
+  a_sum.scale = std::ldexp(a_sum.scale, -s);
+  out.residual = residual_ratio(scaled_sum_of_squares(m, n, qr.data.data(), m), a_sum, n, eps);
 
   const DenseMatrix<T> q = f.thin_q();
   const int64_t k = q.cols;
@@ -117,6 +141,8 @@ template <typename T>
 Residuals residuals_of_explicit_qr(const T* a, int64_t m, int64_t n, const T* q, const T* r) {
   const double eps = unit_roundoff<T>();
   const int64_t k = std::min(m, n);
+  if (m > kInt32Max || n > kInt32Max)
+    throw InputError("residuals_of_explicit_qr: m and n must fit BLAS's 32-bit sizes");
   Residuals out;
   std::vector<T> diff(a, a + m * n);
   product_minus(m, n, k, q, r, diff.data());  // QR − A
@@ -124,10 +150,62 @@ Residuals residuals_of_explicit_qr(const T* a, int64_t m, int64_t n, const T* q,
                                 scaled_sum_of_squares(m, n, a, m), n, eps);
   std::vector<T> g(size_t(k * k), T(0));
   for (int64_t i = 0; i < k; ++i) g[size_t(i + i * k)] = T(1);
-  gram(m, k, q, g.data());
+  gram_block(int(m), int(k), q, int(m), g.data());
   out.orthogonality = frobenius_norm(k, k, g.data(), k) / (double(n) * eps);
   return out;
 }
+
+double check_bound(int64_t m, int64_t n, double tolerance) {
+  return tolerance * std::sqrt(double(std::max(m, n)) / double(n));
+}
+
+namespace {
+
+std::string position(int64_t i, int64_t j) {
+  return "(" + std::to_string(i + 1) + ", " + std::to_string(j + 1) + ")";
+}
+
+std::string number(double x) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.17g", x);
+  return text;
+}
+
+}  // namespace
+
+template <typename T>
+DenseMatrix<T> to_precision(const DenseMatrix<double>& a, const std::string& what) {
+  DenseMatrix<T> out(a.rows, a.cols);
+  for (int64_t j = 0; j < a.cols; ++j)
+    for (int64_t i = 0; i < a.rows; ++i) {
+      const double x = a(i, j);
+      const T y = T(x);
+      if (std::isfinite(x) && !std::isfinite(y))
+        throw InputError(what + ": entry " + number(x) + " at " + position(i, j) +
+                         " overflows float to a non-finite value (largest " +
+                         number(std::numeric_limits<T>::max()) + "); use --precision double");
+      if (x != 0 && y == 0)
+        throw InputError(what + ": entry " + number(x) + " at " + position(i, j) +
+                         " underflows to 0 in float (smallest " + number(std::numeric_limits<T>::denorm_min()) +
+                         "); use --precision double or rescale the matrix");
+      out(i, j) = y;
+    }
+  return out;
+}
+
+template <typename T>
+void require_finite_r(const DenseMatrix<T>& r) {
+  for (int64_t j = 0; j < r.cols; ++j)
+    for (int64_t i = 0; i < r.rows && i <= j; ++i)
+      if (!std::isfinite(r(i, j)))
+        throw NumericalError("R has a non-finite entry " + number(double(r(i, j))) + " at " + position(i, j) +
+                             ": a column's norm exceeds the largest finite number");
+}
+
+template DenseMatrix<float> to_precision<float>(const DenseMatrix<double>&, const std::string&);
+template DenseMatrix<double> to_precision<double>(const DenseMatrix<double>&, const std::string&);
+template void require_finite_r<float>(const DenseMatrix<float>&);
+template void require_finite_r<double>(const DenseMatrix<double>&);
 
 double qr_flops(int64_t m, int64_t n) {
   const double big = double(std::max(m, n)), small = double(std::min(m, n));

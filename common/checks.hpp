@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "factorization.hpp"
 
@@ -33,6 +34,26 @@ Residuals residuals_of_explicit_qr(const T* a, int64_t m, int64_t n, const T* q,
 // Floating-point operations of a Householder QR of an m×n matrix:
 // 2mn² − 2n³/3 for m ≥ n, 2nm² − 2m³/3 otherwise.
 double qr_flops(int64_t m, int64_t n);
+
+// The bound --check holds both measures to: tolerance·√(max(m, n)/n).
+// Every Householder QR's rounding error grows with the length of the
+// columns it transforms (the classical bound is linear in m; LAPACK's own
+// QR tests divide by max(m, n)); the flat tree's panel is a chain of p =
+// m/b tsqrt, each rounding R_kk and Q's rows once more, so its error grows
+// like √p in practice (100000×1, tile 32: 87 n·ε; tile 2: 323). The
+// square root keeps square and wide matrices at `tolerance` exactly.
+double check_bound(int64_t m, int64_t n, double tolerance);
+
+// A matrix read in double, in precision T: throws InputError naming the
+// first entry (1-based) that overflows T or underflows to zero in T (a
+// nonzero 1e-50 is 0 in float), instead of changing it silently.
+template <typename T>
+DenseMatrix<T> to_precision(const DenseMatrix<double>& a, const std::string& what);
+
+// Throws NumericalError naming the first non-finite entry (1-based) of R,
+// which overflows where a column's norm exceeds the largest finite T.
+template <typename T>
+void require_finite_r(const DenseMatrix<T>& r);
 
 // Unit roundoff of T.
 template <typename T>

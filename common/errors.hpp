@@ -3,6 +3,7 @@
 // check from a missing GPU without parsing messages.
 #pragma once
 
+#include <cstdint>
 #include <stdexcept>
 #include <string>
 
@@ -22,6 +23,21 @@ struct GpuError : std::runtime_error {
 // A task graph stopped making progress and the watchdog ended it (exit 5).
 struct StallError : std::runtime_error {
   explicit StallError(const std::string& what) : std::runtime_error(what) {}
+};
+
+// The computation ran but its result cannot be trusted (exit 3, as a failed
+// check): R overflowed, or least squares met a rank-deficient matrix.
+struct NumericalError : std::runtime_error {
+  explicit NumericalError(const std::string& what) : std::runtime_error(what) {}
+};
+
+// Least squares on a matrix whose R has `rank` < `columns` diagonal entries
+// above the threshold max(m, n)·ε·max|r_jj| (Factorization::solve).
+struct RankDeficientError : NumericalError {
+  RankDeficientError(const std::string& what, int64_t rank_, int64_t columns_)
+      : NumericalError(what), rank(rank_), columns(columns_) {}
+  int64_t rank;
+  int64_t columns;
 };
 
 namespace exit_code {

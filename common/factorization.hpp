@@ -35,6 +35,12 @@ struct Factorization {
   std::vector<T> t_merge;
   std::vector<TaskRecord> trace;
   double device_seconds = 0;  // set by GPU stages: time on the device only
+  // The tiles hold A·2^−scale_exponent: an A with entries near the overflow
+  // threshold is scaled down by a power of two (exact) before it is
+  // factored, so that no intermediate of the reflectors' application
+  // overflows; r() scales R back. 0 for every A below about
+  // huge / (64·√(p·b²)), which leaves their results unchanged.
+  int scale_exponent = 0;
 
   // Tiles A in the layout the executors work on; nothing is factored yet.
   Factorization(const T* a, int64_t m, int64_t n, int64_t lda, const Options& opts);
@@ -47,16 +53,22 @@ struct Factorization {
   // Runs one task of the factorisation on the tiles (CPU backends).
   void run_task(const Task& task);
 
-  // R: the upper-triangular (min(m, n), n) factor.
+  // R: the upper-triangular (min(m, n), n) factor. An entry beyond the
+  // largest finite T (possible when ‖a_j‖ is) is ±Inf.
   DenseMatrix<T> r() const;
+  // R as the tiles hold it, R·2^−scale_exponent: always finite for a finite A.
+  DenseMatrix<T> stored_r() const;
   // B (m, nrhs), col-major, ldb ≥ m ← Qᵀ B.
   void apply_qt(T* b, int64_t ldb, int64_t nrhs) const;
   // B (m, nrhs) ← Q B.
   void apply_q(T* b, int64_t ldb, int64_t nrhs) const;
   // The first min(m, n) columns of Q, (m, min(m, n)).
   DenseMatrix<T> thin_q() const;
-  // X (n, nrhs) = argmin ‖A X − B‖_F for B (m, nrhs); needs m ≥ n and R with
-  // no zero on its diagonal, otherwise throws InputError.
+  // X (n, nrhs) = argmin ‖A X − B‖_F for B (m, nrhs); needs m ≥ n
+  // (otherwise throws InputError) and A of full numerical rank: a diagonal
+  // entry |r_ii| ≤ max(m, n)·ε·max_j |r_jj| (the threshold of LAPACK's
+  // rank-revealing least-squares drivers) throws RankDeficientError with
+  // the numerical rank, the count of entries above it.
   DenseMatrix<T> solve(const T* b, int64_t ldb, int64_t nrhs) const;
 
   // The T block of geqrt on tile (i, k) (i == k for the flat tree).
@@ -73,10 +85,11 @@ struct Factorization {
   int64_t merge_block_count() const;
 
  private:
-  // Applies the reflectors of panel k's elimination `e` (see
-  // elimination_tree.hpp) to the row blocks of a padded (p·b, nrhs) B.
-  void apply_panel(int32_t k, bool transpose, T* b, int64_t ldb, int64_t nrhs) const;
-  // B ← Qᵀ B (panels in order) or Q B (in reverse), on a zero-padded copy of B.
+  // Applies the reflectors of panel k (see elimination_tree.hpp) to B, p
+  // row blocks of (b, nrhs), block i at b + i·b·nrhs with ld b (so no
+  // leading dimension exceeds b, whatever m).
+  void apply_panel(int32_t k, bool transpose, T* b, int64_t nrhs) const;
+  // B ← Qᵀ B (panels in order) or Q B (in reverse), on a row-blocked copy of B.
   void apply_panels(bool transpose, T* b, int64_t ldb, int64_t nrhs) const;
 };
 

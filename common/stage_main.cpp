@@ -74,13 +74,6 @@ DenseMatrix<T> random_matrix(int64_t m, int64_t n, uint64_t seed) {
   return a;
 }
 
-template <typename T>
-DenseMatrix<T> convert(const DenseMatrix<double>& a) {
-  DenseMatrix<T> out(a.rows, a.cols);
-  for (size_t e = 0; e < a.data.size(); ++e) out.data[e] = T(a.data[e]);
-  return out;
-}
-
 // Rejects NaN/Inf (unless allowed), naming the first position, 1-based.
 template <typename T>
 void check_finite(const DenseMatrix<T>& a, const std::string& what, bool allow) {
@@ -121,23 +114,35 @@ int run(const RunConfig& config, const StageOutputs& outputs, const StageDescrip
         const FactorFunction<T>& factor_function) {
   DenseMatrix<T> a;
   std::string source;
+  Options options = config.options;
+  // Tile clamped to the matrix (CPU kernels: GPU stages have a fixed
+  // tile), the tree chosen, then the whole run's memory against the limits.
+  auto plan = [&](int64_t m, int64_t n) {
+    if (stage.own_kernels.empty()) options.tile = clamp_tile(options.tile, m, n);
+    if (!config.tree_given && stage.default_tree)
+      options.tree = stage.default_tree(m, n, options.tile, options.threads);
+    ensure_memory(qr_memory_need(m, n, options, sizeof(T), !config.input.empty()), options.threads,
+                  "a " + std::to_string(m) + " x " + std::to_string(n) + " factorisation");
+  };
   if (!config.input.empty()) {
-    a = convert<T>(read_matrix_market(config.input));
+    a = to_precision<T>(read_matrix_market(config.input), config.input);
     if (stage.check_memory) stage.check_memory(a.rows, a.cols, sizeof(T));
     if (a.rows < 1 || a.cols < 1)
       throw InputError(config.input + ": matrix is " + std::to_string(a.rows) + "x" +
                        std::to_string(a.cols) + "; need at least 1x1");
     check_finite(a, config.input, config.allow_nonfinite);
+    plan(a.rows, a.cols);
     source = config.input;
   } else {
     checked_elements({config.m, config.n}, sizeof(T), "the matrix");
+    plan(config.m, config.n);
     if (stage.check_memory) stage.check_memory(config.m, config.n, sizeof(T));
     a = random_matrix<T>(config.m, config.n, config.seed);
     source = "random, seed " + std::to_string(config.seed);
   }
   DenseMatrix<T> b;
   if (!config.rhs.empty()) {
-    b = convert<T>(read_matrix_market(config.rhs));
+    b = to_precision<T>(read_matrix_market(config.rhs), config.rhs);
     if (b.rows != a.rows)
       throw InputError(config.rhs + ": right-hand side has " + std::to_string(b.rows) +
                        " rows, the matrix has " + std::to_string(a.rows));
@@ -145,11 +150,8 @@ int run(const RunConfig& config, const StageOutputs& outputs, const StageDescrip
     if (a.rows < a.cols) throw InputError("--rhs needs m >= n (least squares)");
   }
 
-  Options options = config.options;
   const std::string backend = stage.own_kernels.empty() ? backend_name(options.backend) : stage.own_kernels;
   const int inner_block = stage.own_kernels.empty() ? options.effective_inner_block() : options.tile;
-  if (!config.tree_given && stage.default_tree)
-    options.tree = stage.default_tree(a.rows, a.cols, options.tile, options.threads);
 
   const auto start = std::chrono::steady_clock::now();
   Factorization<T> f = factor_function(a.data.data(), a.rows, a.cols, a.ld(), options);
@@ -158,8 +160,10 @@ int run(const RunConfig& config, const StageOutputs& outputs, const StageDescrip
   const double factor_peak_mib = peak_rss_mib();
   const double seconds = f.device_seconds > 0 ? f.device_seconds : wall;
   const double gflops = qr_flops(a.rows, a.cols) / seconds * 1e-9;
+  if (!config.allow_nonfinite) require_finite_r(f.r());
   const Residuals res = check_factorization(a.data.data(), a.rows, a.cols, a.ld(), f);
-  const bool passed = res.residual < config.tolerance && res.orthogonality < config.tolerance;
+  const double bound = check_bound(a.rows, a.cols, config.tolerance);
+  const bool passed = res.residual < bound && res.orthogonality < bound;
 
   DenseMatrix<T> x;
   if (!config.rhs.empty()) x = f.solve(b.data.data(), b.ld(), b.cols);
@@ -194,7 +198,8 @@ int run(const RunConfig& config, const StageOutputs& outputs, const StageDescrip
   }
   if (config.check && !passed) {
     std::cerr << stage.name << ": check failed: residual " << res.residual << ", orthogonality "
-              << res.orthogonality << " (tolerance " << config.tolerance << ")\n";
+              << res.orthogonality << " (bound " << bound << " = tolerance " << config.tolerance
+              << " x sqrt(max(m, n) / n))\n";
     return exit_code::check_failed;
   }
   // All outputs or none: each is written whole to a temporary, then all are renamed in.
@@ -247,8 +252,8 @@ int stage_main(int argc, char** argv, const StageDescription& stage) {
   auto* backend_option =
       app.add_option("--backend", config.backend, "tile kernels: reference or lapack (default lapack)")
       ->check(CLI::IsMember({"reference", "lapack"}));
-  app.add_flag("--check", config.check, "exit 3 when a residual exceeds the tolerance");
-  app.add_option("--tolerance", config.tolerance, "tolerance of --check (default 50)")
+  app.add_flag("--check", config.check, "exit 3 when a measure exceeds tolerance x sqrt(max(m, n) / n)");
+  app.add_option("--tolerance", config.tolerance, "tolerance of --check (default 50), in units of n eps")
       ->transform(finite_real());
   app.add_option("--output-r", config.output_r, "write R (min(m,n) x n) as Matrix Market");
   app.add_option("--output-q", config.output_q, "write the thin Q (m x min(m,n)) as Matrix Market");
@@ -302,6 +307,9 @@ int stage_main(int argc, char** argv, const StageDescription& stage) {
   } catch (const InputError& e) {
     std::cerr << stage.name << ": error: " << e.what() << "\n";
     return exit_code::bad_input;
+  } catch (const NumericalError& e) {
+    std::cerr << stage.name << ": error: " << e.what() << "\n";
+    return exit_code::check_failed;
   } catch (const GpuError& e) {
     std::cerr << stage.name << ": GPU error: " << e.what() << "\n";
     return exit_code::no_gpu;

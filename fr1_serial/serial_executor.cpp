@@ -12,24 +12,49 @@
 namespace tiledqr {
 namespace {
 
-// Takes the ready task to run next: the highest priority one, or the one
-// `pick` chooses. `ready` is kept unsorted; selection is a linear scan,
-// which is small next to a tile kernel.
+// The ready tasks, and the one to run next: the highest priority one
+// (`before(a, b)`: a runs before b, a strict total order), or the one
+// `pick` chooses. Priority order keeps a binary heap, so taking and adding
+// a task cost O(log r) for r ready tasks; a linear scan of the ready set
+// made a wide matrix quadratic (geqrt(0, 0) alone makes q ormqr ready).
+// With `pick` (schedule tests only) the set is sorted at every take.
 template <typename Item, typename Before>
-Item take_ready(std::vector<Item>& ready, const ReadyPicker& pick, Before before) {
-  size_t chosen = 0;
-  if (pick) {
-    std::sort(ready.begin(), ready.end(), before);
-    chosen = pick(ready.size());
-  } else {
-    for (size_t r = 1; r < ready.size(); ++r)
-      if (before(ready[r], ready[chosen])) chosen = r;
+class ReadySet {
+ public:
+  ReadySet(const ReadyPicker& pick, Before before) : pick_(pick), before_(before) {}
+
+  bool empty() const { return items_.empty(); }
+
+  void push(const Item& item) {
+    items_.push_back(item);
+    if (!pick_) std::push_heap(items_.begin(), items_.end(), after());
   }
-  const Item item = ready[chosen];
-  ready[chosen] = ready.back();
-  ready.pop_back();
-  return item;
-}
+
+  Item take() {
+    if (!pick_) {
+      std::pop_heap(items_.begin(), items_.end(), after());
+      const Item item = items_.back();
+      items_.pop_back();
+      return item;
+    }
+    std::sort(items_.begin(), items_.end(), before_);
+    const size_t chosen = pick_(items_.size());
+    const Item item = items_[chosen];
+    items_[chosen] = items_.back();
+    items_.pop_back();
+    return item;
+  }
+
+ private:
+  // The heap's "less": the task that runs later is the smaller one.
+  auto after() const {
+    return [this](const Item& a, const Item& b) { return before_(b, a); };
+  }
+
+  const ReadyPicker& pick_;
+  Before before_;
+  std::vector<Item> items_;
+};
 
 template <typename T>
 void run_task_traced(Factorization<T>& f, const Task& task, const TraceClock& clock) {
@@ -49,12 +74,12 @@ template <typename T>
 void run_grid(Factorization<T>& f, const ReadyPicker& pick, const TraceClock& clock) {
   HostTaskGrid owner(f.tiles.p, f.tiles.q);
   TaskGrid& grid = owner.grid();
-  std::vector<Task> ready;
-  auto emit = [&ready](const Task& t) { ready.push_back(t); };
-  grid.start(emit);
   auto before = [](const Task& a, const Task& b) { return runs_after(b, a); };
+  ReadySet<Task, decltype(before)> ready(pick, before);
+  auto emit = [&ready](const Task& t) { ready.push(t); };
+  grid.start(emit);
   while (!ready.empty()) {
-    const Task task = take_ready(ready, pick, before);
+    const Task task = ready.take();
     run_task_traced(f, task, clock);
     grid.complete(task, emit);
   }
@@ -64,20 +89,20 @@ template <typename T>
 void run_dag(Factorization<T>& f, const ReadyPicker& pick, const TraceClock& clock) {
   const Dag dag = build_qr_dag(f.tiles.p, f.tiles.q, f.options.tree);
   std::vector<int64_t> remaining(dag.tasks.size());
-  std::vector<int32_t> ready;
-  for (int32_t t = 0; t < dag.num_tasks(); ++t) {
-    remaining[t] = dag.pred_offsets[t + 1] - dag.pred_offsets[t];
-    if (remaining[t] == 0) ready.push_back(t);
-  }
   auto before = [&dag](int32_t a, int32_t b) {
     if (dag.priority[a] != dag.priority[b]) return dag.priority[a] > dag.priority[b];
     return a < b;
   };
+  ReadySet<int32_t, decltype(before)> ready(pick, before);
+  for (int32_t t = 0; t < dag.num_tasks(); ++t) {
+    remaining[t] = dag.pred_offsets[t + 1] - dag.pred_offsets[t];
+    if (remaining[t] == 0) ready.push(t);
+  }
   while (!ready.empty()) {
-    const int32_t t = take_ready(ready, pick, before);
+    const int32_t t = ready.take();
     run_task_traced(f, dag.tasks[t], clock);
     for (int64_t e = dag.succ_offsets[t]; e < dag.succ_offsets[t + 1]; ++e)
-      if (--remaining[dag.succs[e]] == 0) ready.push_back(dag.succs[e]);
+      if (--remaining[dag.succs[e]] == 0) ready.push(dag.succs[e]);
   }
 }
 

@@ -58,20 +58,41 @@ std::vector<int> thread_counts(int hardware_threads) {
   return counts;
 }
 
+// The shapes of fr1_cpu and FR1's three configurations there: the default
+// tile, LAPACK-sized tiles for the lapack backend, the reference backend.
+const std::vector<Shape> kFr1Shapes = {{1024, 1024}, {2048, 2048}, {4096, 4096}, {65536, 64}, {262144, 32}};
+
+std::vector<BenchCase> fr1_configurations(const std::string& stage, const Shape& s) {
+  BenchCase small_tiles = make(stage, s);  // the default problem's tile
+  BenchCase large_tiles = make(stage, s);  // LAPACK-sized tiles for the lapack backend
+  large_tiles.tile = s.second >= 256 ? 256 : 64;
+  large_tiles.inner_block = large_tiles.tile == 256 ? 64 : 32;
+  BenchCase reference = make(stage, s);
+  reference.backend = "reference";
+  return {small_tiles, large_tiles, reference};
+}
+
 // FR1, both backends, against single-threaded LAPACK (issue 2).
 void add_fr1_cpu(std::vector<BenchCase>& cases) {
-  for (const Shape& s : std::vector<Shape>{{1024, 1024}, {2048, 2048}, {4096, 4096}, {65536, 64}, {262144, 32}}) {
-    BenchCase lapack = make("lapack", s);
-    cases.push_back(lapack);
-    BenchCase small_tiles = make("fr1", s);  // the default problem's tile
-    cases.push_back(small_tiles);
-    BenchCase large_tiles = make("fr1", s);  // LAPACK-sized tiles for the lapack backend
-    large_tiles.tile = s.second >= 256 ? 256 : 64;
-    large_tiles.inner_block = large_tiles.tile == 256 ? 64 : 32;
-    cases.push_back(large_tiles);
-    BenchCase reference = make("fr1", s);
-    reference.backend = "reference";
-    cases.push_back(reference);
+  for (const Shape& s : kFr1Shapes) {
+    cases.push_back(make("lapack", s));
+    for (const BenchCase& c : fr1_configurations("fr1", s)) cases.push_back(c);
+  }
+}
+
+// FR1 against FR2 on one worker, flat tree, on fr1_cpu's shapes and
+// configurations (issue 14 item 17: FR1's ready-task selection within 1.5×
+// of FR2's). Both factor the same tasks bit for bit; only the schedulers
+// differ. No residual check (the results are FR1's of fr1_cpu).
+void add_fr1_fr2_serial(std::vector<BenchCase>& cases) {
+  for (const Shape& s : kFr1Shapes) {
+    const std::vector<BenchCase> fr1 = fr1_configurations("fr1", s), fr2 = fr1_configurations("fr2", s);
+    for (size_t c = 0; c < fr1.size(); ++c)
+      for (BenchCase peer : {fr1[c], fr2[c]}) {  // each pair back to back
+        peer.threads = 1;
+        peer.check = false;
+        cases.push_back(peer);
+      }
   }
 }
 
@@ -174,12 +195,13 @@ void add_quick(std::vector<BenchCase>& cases, int hardware_threads) {
 
 }  // namespace
 
-std::vector<std::string> preset_names() { return {"quick", "fr1_cpu", "fr2_cpu", "fr3_gpu", "fr3_knobs", "fr4_qr"}; }
+std::vector<std::string> preset_names() { return {"quick", "fr1_cpu", "fr1_fr2_serial", "fr2_cpu", "fr3_gpu", "fr3_knobs", "fr4_qr"}; }
 
 std::vector<BenchCase> preset_cases(const std::string& name, int hardware_threads) {
   std::vector<BenchCase> cases;
   if (name == "quick") add_quick(cases, hardware_threads);
   else if (name == "fr1_cpu") add_fr1_cpu(cases);
+  else if (name == "fr1_fr2_serial") add_fr1_fr2_serial(cases);
   else if (name == "fr2_cpu") add_fr2_cpu(cases, hardware_threads);
   else if (name == "fr3_gpu") add_fr3_gpu(cases);
   else if (name == "fr3_knobs") add_fr3_knobs(cases);

@@ -199,8 +199,8 @@ TEST(Fr1Solve, MatchesDgels) {
   }
 }
 
-// Pass rule: solve refuses wide matrices, a wrong ldb and rank deficiency
-// with InputError.
+// Pass rule: solve refuses wide matrices and a wrong ldb with InputError,
+// and rank deficiency with RankDeficientError (issue 14 item 13).
 TEST(Fr1Solve, RefusesWhatItCannotSolve) {
   std::mt19937_64 engine = testing::make_engine(701);
   const DenseMatrix<double> wide = testing::random_matrix<double>(10, 20, engine);
@@ -210,7 +210,7 @@ TEST(Fr1Solve, RefusesWhatItCannotSolve) {
   DenseMatrix<double> singular = testing::random_matrix<double>(20, 10, engine);
   for (int64_t i = 0; i < 20; ++i) singular(i, 4) = 0;
   const Factorization<double> fs = factor(singular.data.data(), 20, 10, 20, Options());
-  EXPECT_THROW(fs.solve(b.data.data(), 20, 1), InputError);
+  EXPECT_THROW(fs.solve(b.data.data(), 20, 1), RankDeficientError);
   EXPECT_THROW(fs.solve(b.data.data(), 5, 1), InputError);
 }
 

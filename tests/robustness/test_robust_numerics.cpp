@@ -104,11 +104,13 @@ TEST(RobustNumerics, ResidualNearOverflowThreshold) {
   }
 }
 
-// Pass rule: at 1e+308 the factorisation overflows (LAPACK's own dgeqrt
-// does too; the entries are within a factor 2 of DBL_MAX and the column
-// norms are not), but never silently: either the tiles are finite and the
-// check passes, or they hold Inf/NaN and the check fails (residual or
-// orthogonality not < 50).
+// Pass rule: at 1e+308 the entries are within a factor 2 of DBL_MAX and
+// the column norms are not, so R cannot be represented (LAPACK's own
+// dgeqrt overflows too), but never silently: either the tiles are finite
+// and the check passes, or they hold Inf/NaN and the check fails (residual
+// or orthogonality not < 50). Since the tiles are scaled by a power of two
+// first (issue 14 item 14) it is always the former; the stages then refuse
+// the R that r() returns, which holds Inf (RobustLimits, RobustAccuracy).
 TEST(RobustNumerics, OverflowNeverPassesTheCheck) {
   std::mt19937_64 engine = make_engine(8107);
   const DenseMatrix<double> a = scaled(random_matrix<double>(kRows, kCols, engine), 1e+308);

@@ -17,11 +17,21 @@
 #include <thread>
 
 #include "checks.hpp"
+#include "cpu_threads.hpp"
 #include "errors.hpp"
 #include "matrix_market.hpp"
+#include "npy.hpp"
+#include "nvtx_range.hpp"
+#include "trace_json.hpp"
+#include "version.hpp"
 
 namespace tiledqr {
 namespace {
+
+// Without --check or --no-check, the residuals are computed while m·n² is at
+// most this: the host check forms Q and Q'Q, O(m·n²) flops that cost about
+// nine factorisations, so a large run would spend most of its time there.
+constexpr double kDefaultCheckLimit = 17179869184.0;  // 2^34, e.g. 16384 x 1024
 
 struct RunConfig {
   int64_t m = 2048;
@@ -32,7 +42,9 @@ struct RunConfig {
   Options options;
   std::string tree = "flat";
   std::string backend = "lapack";
-  bool check = false;
+  bool check = false;     // --check: always compute the residuals, exit 3 when they fail
+  bool no_check = false;  // --no-check: never compute them
+  double check_limit = kDefaultCheckLimit;
   double tolerance = 50;
   bool json = false;
   bool allow_nonfinite = false;
@@ -116,20 +128,54 @@ void check_finite(const DenseMatrix<T>& a, const std::string& what, bool allow) 
                          "); use --allow-nonfinite to factor it anyway");
 }
 
-void write_trace(const std::string& path, const std::vector<TaskRecord>& trace) {
+bool ends_with_json(const std::string& path) {
+  return path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
+}
+
+// A path ending in .json gets the Chrome trace-event format (Perfetto), any
+// other the CSV that the figures read.
+void write_trace(const std::string& path, const std::vector<TaskRecord>& trace,
+                 const StageDescription& stage) {
   const std::string temporary = path + ".tmp";
   {
     std::ofstream out(temporary);
     if (!out) throw InputError("cannot write trace file '" + path + "'");
-    out << "kind,k,i,j,piv,worker,start_ns,end_ns\n";
-    for (const TaskRecord& r : trace)
-      out << task_kind_name(r.task.kind) << ',' << r.task.k << ',' << r.task.i << ','
-          << r.task.j << ',' << r.task.piv << ',' << r.worker << ',' << r.start_ns << ','
-          << r.end_ns << '\n';
+    if (ends_with_json(path)) {
+      write_chrome_trace(out, trace, stage.name, stage.device == "cpu" ? "worker" : "executor warp");
+    } else {
+      out << "kind,k,i,j,piv,worker,start_ns,end_ns\n";
+      for (const TaskRecord& r : trace)
+        out << task_kind_name(r.task.kind) << ',' << r.task.k << ',' << r.task.i << ','
+            << r.task.j << ',' << r.task.piv << ',' << r.worker << ',' << r.start_ns << ','
+            << r.end_ns << '\n';
+    }
     if (!out) throw InputError("cannot write trace file '" + path + "'");
   }
   if (std::rename(temporary.c_str(), path.c_str()) != 0)
     throw InputError("cannot write trace file '" + path + "'");
+}
+
+// Matrix files: .npy by its extension, Matrix Market otherwise.
+DenseMatrix<double> read_matrix_file(const std::string& path) {
+  return is_npy_path(path) ? read_npy(path) : read_matrix_market(path);
+}
+
+template <typename T>
+void write_matrix_file(const std::string& path, const DenseMatrix<T>& a) {
+  if (is_npy_path(path)) write_npy(path, a.data.data(), a.rows, a.cols, a.ld());
+  else write_matrix_market(path, a.data.data(), a.rows, a.cols, a.ld());
+}
+
+// Why the residuals are not computed, or empty when they are.
+std::string check_skipped_because(const RunConfig& config, int64_t m, int64_t n) {
+  if (config.check) return "";
+  if (config.no_check) return "--no-check";
+  const double work = double(m) * double(n) * double(n);
+  if (work <= config.check_limit) return "";
+  char text[160];
+  std::snprintf(text, sizeof text, "m*n^2 = %.3g is above --check-limit %.3g; --check forces it", work,
+                config.check_limit);
+  return text;
 }
 
 template <typename T>
@@ -138,7 +184,10 @@ int run(const RunConfig& config, const StageDescription& stage,
   DenseMatrix<T> a;
   std::string source;
   if (!config.input.empty()) {
-    a = convert<T>(read_matrix_market(config.input));
+    {
+      const NvtxRange range("read");
+      a = convert<T>(read_matrix_file(config.input));
+    }
     if (stage.check_memory) stage.check_memory(a.rows, a.cols, sizeof(T));
     if (a.rows < 1 || a.cols < 1)
       throw InputError(config.input + ": matrix is " + std::to_string(a.rows) + "x" +
@@ -153,7 +202,8 @@ int run(const RunConfig& config, const StageDescription& stage,
   }
   DenseMatrix<T> b;
   if (!config.rhs.empty()) {
-    b = convert<T>(read_matrix_market(config.rhs));
+    const NvtxRange range("read");
+    b = convert<T>(read_matrix_file(config.rhs));
     if (b.rows != a.rows)
       throw InputError(config.rhs + ": right-hand side has " + std::to_string(b.rows) +
                        " rows, the matrix has " + std::to_string(a.rows));
@@ -168,13 +218,21 @@ int run(const RunConfig& config, const StageDescription& stage,
     options.tree = stage.default_tree(a.rows, a.cols, options.tile, options.threads);
 
   const auto start = std::chrono::steady_clock::now();
-  Factorization<T> f = factor_function(a.data.data(), a.rows, a.cols, a.ld(), options);
+  Factorization<T> f = [&] {
+    const NvtxRange range("factor");
+    return factor_function(a.data.data(), a.rows, a.cols, a.ld(), options);
+  }();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // Measured before the checks allocate Q: the input plus the factorisation.
   const double factor_peak_mib = peak_rss_mib();
   const double seconds = f.device_seconds > 0 ? f.device_seconds : wall;
   const double gflops = qr_flops(a.rows, a.cols) / seconds * 1e-9;
-  const Residuals res = check_factorization(a.data.data(), a.rows, a.cols, a.ld(), f);
+  const std::string skipped = check_skipped_because(config, a.rows, a.cols);
+  Residuals res{std::nan(""), std::nan("")};
+  if (skipped.empty()) {
+    const NvtxRange range("check");
+    res = check_factorization(a.data.data(), a.rows, a.cols, a.ld(), f);
+  }
   const bool passed = res.residual < config.tolerance && res.orthogonality < config.tolerance;
 
   DenseMatrix<T> x;
@@ -195,7 +253,7 @@ int run(const RunConfig& config, const StageDescription& stage,
               << ",\"tolerance\":" << json_number(config.tolerance)
               << ",\"matrix_mib\":" << json_number(double(a.data.size() * sizeof(T)) / 1048576.0)
               << ",\"peak_rss_mib\":" << json_number(factor_peak_mib)
-              << ",\"check\":" << (passed ? "\"pass\"" : "\"fail\"")
+              << ",\"check\":" << (!skipped.empty() ? "\"skipped\"" : passed ? "\"pass\"" : "\"fail\"")
               << ",\"device\":" << json_string(stage.device) << "}" << std::endl;
   } else {
     std::printf("%s: %lld x %lld %s (%s), tile %d, inner block %d, backend %s, tree %s\n",
@@ -205,24 +263,23 @@ int run(const RunConfig& config, const StageDescription& stage,
     if (stage.uses_threads) std::printf("  threads        %d\n", options.threads);
     std::printf("  time           %.6f s\n", seconds);
     std::printf("  GFLOP/s        %.3f\n", gflops);
-    std::printf("  residual       %.4g   (|A-QR|_F / (|A|_F n eps))\n", res.residual);
-    std::printf("  orthogonality  %.4g   (|I-Q'Q|_F / (n eps))\n", res.orthogonality);
+    if (skipped.empty()) {
+      std::printf("  residual       %.4g   (|A-QR|_F / (|A|_F n eps))\n", res.residual);
+      std::printf("  orthogonality  %.4g   (|I-Q'Q|_F / (n eps))\n", res.orthogonality);
+    } else {
+      std::printf("  check          skipped (%s)\n", skipped.c_str());
+    }
   }
   if (config.check && !passed) {
     std::cerr << stage.name << ": check failed: residual " << res.residual << ", orthogonality "
               << res.orthogonality << " (tolerance " << config.tolerance << ")\n";
     return exit_code::check_failed;
   }
-  if (!config.output_r.empty()) {
-    const DenseMatrix<T> r = f.r();
-    write_matrix_market(config.output_r, r.data.data(), r.rows, r.cols, r.ld());
-  }
-  if (!config.output_q.empty()) {
-    const DenseMatrix<T> q = f.thin_q();
-    write_matrix_market(config.output_q, q.data.data(), q.rows, q.cols, q.ld());
-  }
-  if (!config.output_x.empty()) write_matrix_market(config.output_x, x.data.data(), x.rows, x.cols, x.ld());
-  if (!config.trace.empty()) write_trace(config.trace, f.trace);
+  const NvtxRange write_range("write");
+  if (!config.output_r.empty()) write_matrix_file(config.output_r, f.r());
+  if (!config.output_q.empty()) write_matrix_file(config.output_q, f.thin_q());
+  if (!config.output_x.empty()) write_matrix_file(config.output_x, x);
+  if (!config.trace.empty()) write_trace(config.trace, f.trace, stage);
   return exit_code::ok;
 }
 
@@ -237,7 +294,7 @@ int stage_main(int argc, char** argv, const StageDescription& stage) {
                        ->transform(signed_decimal);
   auto* n_option = app.add_option("--n", config.n, "columns of the random matrix (default 1024)")
                        ->transform(signed_decimal);
-  auto* input_option = app.add_option("--input", config.input, "Matrix Market file to factor");
+  auto* input_option = app.add_option("--input", config.input, "matrix to factor: .npy, else Matrix Market");
   input_option->excludes(m_option)->excludes(n_option);
   app.add_option("--tile", config.options.tile, "tile size b (default 32)")->transform(signed_decimal);
   auto* inner_block_option = app.add_option("--inner-block", config.options.inner_block,
@@ -247,7 +304,7 @@ int stage_main(int argc, char** argv, const StageDescription& stage) {
       ->check(CLI::IsMember({"double", "float"}));
   app.add_option("--seed", config.seed, "seed of the random matrix (default 42)")
       ->transform(unsigned_decimal);
-  app.add_option("--threads", config.options.threads, "worker threads (0: all hardware threads)")
+  app.add_option("--threads", config.options.threads, "worker threads (0: every CPU this process may use)")
       ->transform(signed_decimal);
   auto* tree_option = app.add_option("--tree", config.tree,
                                      "elimination tree: flat, binary or greedy (default: the stage's choice by shape)")
@@ -255,20 +312,32 @@ int stage_main(int argc, char** argv, const StageDescription& stage) {
   auto* backend_option =
       app.add_option("--backend", config.backend, "tile kernels: reference or lapack (default lapack)")
       ->check(CLI::IsMember({"reference", "lapack"}));
-  app.add_flag("--check", config.check, "exit 3 when a residual exceeds the tolerance");
+  auto* check_option = app.add_flag("--check", config.check,
+                                    "always compute the residuals; exit 3 when one exceeds the tolerance");
+  app.add_flag("--no-check", config.no_check,
+               "skip the residuals (by default they are computed while m*n^2 <= --check-limit)")
+      ->excludes(check_option);
+  app.add_option("--check-limit", config.check_limit,
+                 "largest m*n^2 whose residuals are computed without --check (default 2^34)");
   app.add_option("--tolerance", config.tolerance, "tolerance of --check (default 50)");
-  app.add_option("--output-r", config.output_r, "write R (min(m,n) x n) as Matrix Market");
-  app.add_option("--output-q", config.output_q, "write the thin Q (m x min(m,n)) as Matrix Market");
-  auto* rhs_option = app.add_option("--rhs", config.rhs, "right-hand sides B (m x k), Matrix Market");
+  app.add_option("--output-r", config.output_r, "write R (min(m,n) x n): .npy, else Matrix Market");
+  app.add_option("--output-q", config.output_q, "write the thin Q (m x min(m,n)): .npy, else Matrix Market");
+  auto* rhs_option = app.add_option("--rhs", config.rhs, "right-hand sides B (m x k): .npy, else Matrix Market");
   app.add_option("--output-x", config.output_x, "write the least-squares solution X (n x k)")
       ->needs(rhs_option);
-  app.add_option("--trace", config.trace, "write one CSV row per task");
+  app.add_option("--trace", config.trace,
+                 "write the tasks' timeline: Chrome trace-event JSON (Perfetto) for a .json path, else CSV");
   app.add_flag("--json", config.json, "print one JSON object instead of text");
   app.add_flag("--allow-nonfinite", config.allow_nonfinite,
                "factor inputs that contain NaN or Inf instead of rejecting them");
+  app.set_version_flag("--version", [&stage] {
+    return version_text(stage.name, stage.library_versions ? stage.library_versions() : std::string());
+  });
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::cerr << stage.name << ": " << e.what() << "\n"
@@ -286,6 +355,7 @@ int stage_main(int argc, char** argv, const StageDescription& stage) {
     if (config.options.threads < 0)
       throw InputError("--threads must be >= 0, got " + std::to_string(config.options.threads));
     if (!(config.tolerance > 0)) throw InputError("--tolerance must be > 0");
+    if (!(config.check_limit >= 0)) throw InputError("--check-limit must be >= 0");
     if (!config.rhs.empty() && config.output_x.empty())
       throw InputError("--rhs needs --output-x to say where X goes");
     if (!stage.own_kernels.empty() && (backend_option->count() > 0 || inner_block_option->count() > 0))
@@ -296,7 +366,7 @@ int stage_main(int argc, char** argv, const StageDescription& stage) {
     config.tree_given = tree_option->count() > 0;
     config.options.trace = !config.trace.empty();
     if (stage.uses_threads && config.options.threads == 0)
-      config.options.threads = int(std::max(1u, std::thread::hardware_concurrency()));
+      config.options.threads = available_cpus();
     if (!stage.uses_threads) config.options.threads = 1;
     if (config.precision == "float") return run<float>(config, stage, stage.factor_float);
     return run<double>(config, stage, stage.factor_double);

@@ -2,15 +2,18 @@
 //
 // The reader is a plain line-by-line parser: banner, then comments and blank
 // lines, then the size line, then one entry per line (comments and blank lines
-// may appear among the entries too). Every number goes through strtoll or
-// strtod with an explicit end-pointer check, so "1.5x" or "2 2.0" is an error
-// rather than a silent truncation.
+// may appear among the entries too). Every number goes through std::from_chars
+// (strtoll or strtod for the rare forms it does not take) with a check that
+// the whole field was used, so "1.5x" or "2 2.0" is an error rather than a
+// silent truncation. Files are read and written in blocks of kIoBlockBytes,
+// and values are printed by std::to_chars in their shortest round-trip form.
 
 #include "matrix_market.hpp"
 
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -79,12 +82,34 @@ std::string shape(int64_t rows, int64_t cols) {
 
 // ---------------------------------------------------------------------------
 // Numbers. A field is a view into a NUL-terminated line and is followed by a
-// blank or by the NUL; strtoll and strtod never read past either, so they can
-// parse in place. The end-pointer check rejects anything left over.
+// blank or by the NUL; std::from_chars reads only the field, and strtoll and
+// strtod never read past either end, so all parse in place. The end check
+// rejects anything left over.
+//
+// std::from_chars takes the common forms in one pass; what it refuses or
+// cannot classify (a leading '+', hexadecimal, overflow versus underflow)
+// goes to the C library, so the accepted language is strtod's, as before.
 
 enum class Number { ok, not_a_number, out_of_range };
 
+Number to_int64_strtoll(std::string_view field, int64_t& value);
+Number to_double_strtod(std::string_view field, double& value);
+
 Number to_int64(std::string_view field, int64_t& value) {
+  const char* end = field.data() + field.size();
+  const std::from_chars_result r = std::from_chars(field.data(), end, value);
+  if (r.ec == std::errc() && r.ptr == end && !field.empty()) return Number::ok;
+  return to_int64_strtoll(field, value);
+}
+
+Number to_double(std::string_view field, double& value) {
+  const char* end = field.data() + field.size();
+  const std::from_chars_result r = std::from_chars(field.data(), end, value);
+  if (r.ec == std::errc() && r.ptr == end && !field.empty()) return Number::ok;
+  return to_double_strtod(field, value);
+}
+
+Number to_int64_strtoll(std::string_view field, int64_t& value) {
   const char* begin = field.data();
   char* end = nullptr;
   errno = 0;
@@ -97,7 +122,7 @@ Number to_int64(std::string_view field, int64_t& value) {
 
 // Accepts everything strtod does, "nan" and "inf" included. Underflow to zero
 // or to a subnormal is fine; only overflow (+-HUGE_VAL with ERANGE) is refused.
-Number to_double(std::string_view field, double& value) {
+Number to_double_strtod(std::string_view field, double& value) {
   const char* begin = field.data();
   char* end = nullptr;
   errno = 0;
@@ -128,6 +153,9 @@ uint64_t physical_memory_bytes() {
 // would be read into memory whole after all.
 
 constexpr size_t kMaxLineBytes = size_t(1) << 20;
+// Files are read and written in blocks this large: few system calls, and
+// still small beside any matrix worth the wait.
+constexpr size_t kIoBlockBytes = size_t(1) << 22;
 
 class LineSource {
  public:
@@ -140,17 +168,19 @@ class LineSource {
   // the input, on a read error (then read_error() is the errno value) and for
   // a line longer than kMaxLineBytes (then too_long() is set and
   // line_number() is that line's). The view stays valid until the next call
-  // and is NUL-terminated.
+  // and is followed by its line break or by a NUL, so the C library's number
+  // parsers stop at its end.
   bool next(std::string_view& line) {
-    if (text_ != nullptr ? !next_from_text() : !next_from_file()) return false;
-    if (!line_.empty() && line_.back() == '\n') line_.pop_back();
-    if (!line_.empty() && line_.back() == '\r') line_.pop_back();
+    std::string_view raw;
+    if (text_ != nullptr ? !next_from_text(raw) : !next_from_file(raw)) return false;
+    if (!raw.empty() && raw.back() == '\n') raw.remove_suffix(1);
+    if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
     ++line_number_;
-    if (line_.size() > kMaxLineBytes) {
+    if (raw.size() > kMaxLineBytes) {
       too_long_ = true;
       return false;
     }
-    line = line_;
+    line = raw;
     return true;
   }
 
@@ -160,35 +190,62 @@ class LineSource {
   bool too_long() const { return too_long_; }
 
  private:
-  bool next_from_text() {
+  bool next_from_text(std::string_view& raw) {
     if (pos_ >= text_->size()) return false;
     size_t end = text_->find('\n', pos_);
     end = (end == std::string::npos) ? text_->size() : end + 1;
-    line_.assign(*text_, pos_, end - pos_);
+    raw = std::string_view(*text_).substr(pos_, end - pos_);
     pos_ = end;
     return true;
   }
 
   // Reads up to and including the next '\n', but stops one byte past
-  // kMaxLineBytes (next() then refuses the line).
-  bool next_from_file() {
+  // kMaxLineBytes (next() then refuses the line). The file is read in blocks
+  // of kIoBlockBytes; a line that lies whole in the block is returned in
+  // place, one that straddles two blocks is put together in line_.
+  bool next_from_file(std::string_view& raw) {
     line_.clear();
+    while (line_.size() <= kMaxLineBytes) {
+      if (block_pos_ == block_end_ && !fill_block()) {
+        raw = line_;
+        return !line_.empty() && read_error_ == 0;
+      }
+      const char* start = block_.get() + block_pos_;
+      const size_t available = block_end_ - block_pos_;
+      const void* newline = std::memchr(start, '\n', available);
+      const size_t take = newline != nullptr ? size_t(static_cast<const char*>(newline) - start) + 1 : available;
+      block_pos_ += take;
+      if (newline != nullptr && line_.empty()) {
+        raw = std::string_view(start, take);
+        return true;
+      }
+      line_.append(start, std::min(take, kMaxLineBytes + 1 - line_.size()));
+      if (newline != nullptr) break;
+    }
+    raw = line_;
+    return true;
+  }
+
+  // Reads the next block; false at the end of the file or on an error (then
+  // read_error_ is set).
+  bool fill_block() {
+    if (!block_) block_.reset(new char[kIoBlockBytes]);  // not zeroed: fread fills it
     errno = 0;
-    int c = 0;
-    while (line_.size() <= kMaxLineBytes && (c = getc_unlocked(file_)) != EOF) {
-      line_.push_back(static_cast<char>(c));
-      if (c == '\n') return true;
-    }
-    if (c == EOF && std::ferror(file_)) {
-      read_error_ = errno != 0 ? errno : EIO;
-      return false;
-    }
-    return !line_.empty();
+    block_pos_ = 0;
+    // One byte stays free so that a line ending the file without a line
+    // break is still followed by a NUL in the block.
+    block_end_ = std::fread(block_.get(), 1, kIoBlockBytes - 1, file_);
+    block_[block_end_] = '\0';
+    if (block_end_ == 0 && std::ferror(file_)) read_error_ = errno != 0 ? errno : EIO;
+    return block_end_ > 0;
   }
 
   const std::string* text_ = nullptr;
   size_t pos_ = 0;
   std::FILE* file_ = nullptr;
+  std::unique_ptr<char[]> block_;  // the file's bytes [block_pos_, block_end_) not yet returned
+  size_t block_pos_ = 0;
+  size_t block_end_ = 0;
   std::string line_;
   int64_t line_number_ = 0;
   int read_error_ = 0;
@@ -210,10 +267,18 @@ class Parser {
     read_banner();
     read_size_line();
     check_size();  // before the matrix is allocated
-    DenseMatrix<double> a(rows_, cols_);
-    if (format_ == Format::array) {
+    DenseMatrix<double> a;
+    if (format_ == Format::array && symmetry_ == Symmetry::general) {
+      // Every element comes from the file, in storage order: no zero fill.
+      a.rows = rows_;
+      a.cols = cols_;
+      a.data.reserve(static_cast<size_t>(rows_ * cols_));
+      read_array(a);
+    } else if (format_ == Format::array) {
+      a = DenseMatrix<double>(rows_, cols_);
       read_array(a);
     } else {
+      a = DenseMatrix<double>(rows_, cols_);
       read_coordinate(a);
     }
     return a;
@@ -418,7 +483,7 @@ class Parser {
       if (fields_.size() > 1) fail("unexpected text " + quote(fields_[1]) + " after the value");
       const double v = read_value(fields_[0]);
       if (symmetry_ == Symmetry::general) {
-        a.data[static_cast<size_t>(found)] = v;
+        a.data.push_back(v);
       } else {
         a(i, j) = v;
         a(j, i) = symmetry_ == Symmetry::skew ? -v : v;
@@ -486,10 +551,20 @@ struct FileCloser {
   void operator()(std::FILE* f) const { std::fclose(f); }
 };
 
-// 9 and 17 significant digits are the fewest that always round-trip float
-// and double through decimal text.
-int print_value(std::FILE* f, float v) { return std::fprintf(f, "%.9g\n", static_cast<double>(v)); }
-int print_value(std::FILE* f, double v) { return std::fprintf(f, "%.17g\n", v); }
+// Longest text format_value writes: 17 digits, sign, point, "e-308", newline.
+constexpr size_t kMaxValueChars = 32;
+
+// Writes `v` and a newline at `out` (room for kMaxValueChars) and returns the
+// end. std::to_chars gives the shortest text that reads back to the same
+// value of the same type ("0.1", not "0.10000000000000001"); a float's
+// shortest text read as a double converts back to the same float. Infinities
+// and NaN come out as "inf", "-inf" and "nan", which the reader accepts.
+template <typename T>
+char* format_value(char* out, T v) {
+  const std::to_chars_result r = std::to_chars(out, out + kMaxValueChars - 1, v);
+  *r.ptr = '\n';
+  return r.ptr + 1;
+}
 
 int errno_or_eio() { return errno != 0 ? errno : EIO; }
 
@@ -501,11 +576,19 @@ int write_array(std::FILE* f, const T* a, int64_t rows, int64_t cols, int64_t ld
   const std::string header =
       "%%MatrixMarket matrix array real general\n" + std::to_string(rows) + " " + std::to_string(cols) + "\n";
   if (std::fputs(header.c_str(), f) < 0) return errno_or_eio();
+  const std::unique_ptr<char[]> block(new char[kIoBlockBytes]);
+  char* const begin = block.get();
+  char* end = begin;
   for (int64_t j = 0; j < cols; ++j) {
     for (int64_t i = 0; i < rows; ++i) {
-      if (print_value(f, a[i + j * lda]) < 0) return errno_or_eio();
+      if (size_t(begin + kIoBlockBytes - end) < kMaxValueChars) {
+        if (std::fwrite(begin, 1, size_t(end - begin), f) != size_t(end - begin)) return errno_or_eio();
+        end = begin;
+      }
+      end = format_value(end, a[i + j * lda]);
     }
   }
+  if (std::fwrite(begin, 1, size_t(end - begin), f) != size_t(end - begin)) return errno_or_eio();
   // fsync so that the rename below can never expose a file whose data is not
   // yet on the disk.
   if (std::fflush(f) != 0 || ::fsync(fileno(f)) != 0) return errno_or_eio();

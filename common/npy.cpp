@@ -194,7 +194,7 @@ NpyHeader parse_header(std::string_view text, size_t offset, const std::string& 
   NpyHeader h;
   HeaderParser(text, name).run(h);
   h.data_offset = offset + text.size();
-  checked_elements({h.rows, h.cols}, sizeof(double), name);
+  checked_elements({h.rows, h.cols}, sizeof(double), name + ": the matrix");
   return h;
 }
 

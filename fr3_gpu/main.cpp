@@ -6,7 +6,9 @@
 #include <cuda_runtime.h>
 
 #include "cuda_check.hpp"
+#include "cuda_versions.hpp"
 #include "gpu_qr.hpp"
+#include "nvtx_range.hpp"
 #include "stage_main.hpp"
 
 namespace {
@@ -22,9 +24,12 @@ tiledqr::Factorization<T> factor_on_gpu(const T* a, int64_t m, int64_t n, int64_
     throw InputError("fr3_gpu runs the seed's flat tree; the binary and greedy trees are fr4_scheduler's");
   if (!gpu::device_available()) throw GpuError("no usable CUDA device (fr3_gpu needs an NVIDIA GPU, sm_90)");
   gpu::DeviceBuffer<T> d_a(size_t(m) * size_t(n), "the matrix");
-  gpu::check(cudaMemcpy2D(d_a.get(), size_t(m) * sizeof(T), a, size_t(lda) * sizeof(T), size_t(m) * sizeof(T),
-                          size_t(n), cudaMemcpyHostToDevice),
-             "copying A to the device");
+  {
+    const NvtxRange upload("upload");
+    gpu::check(cudaMemcpy2D(d_a.get(), size_t(m) * sizeof(T), a, size_t(lda) * sizeof(T), size_t(m) * sizeof(T),
+                            size_t(n), cudaMemcpyHostToDevice),
+               "copying A to the device");
+  }
   gpu::GpuOptions gpu_options;
   gpu_options.trace = options.trace;
   const gpu::GpuFactorization<T> f = gpu::factor(d_a.get(), m, n, m, gpu_options);
@@ -44,6 +49,7 @@ int main(int argc, char** argv) {
                                        "fr3_gpu on a " + std::to_string(m) + " x " + std::to_string(n) + " matrix");
   };
   stage.device = tiledqr::gpu::device_available() ? tiledqr::gpu::device_name() : "none";
+  stage.library_versions = tiledqr::cuda_library_versions;
   stage.factor_double = factor_on_gpu<double>;
   stage.factor_float = factor_on_gpu<float>;
   return tiledqr::stage_main(argc, argv, stage);

@@ -2,8 +2,10 @@
 // FR1, FR2, FR3, FR4, LAPACK/OpenBLAS and cuSOLVER over a shape sweep, with
 // warm-ups and repeats, and appends one CSV row per case (median, min and
 // max seconds, GFLOP/s with flops = 2mn² − 2n³/3, residuals). Progress goes
-// to stderr; --resume skips cases the CSV already holds; GPU stages are
-// skipped, with a note, where no GPU is present.
+// to stderr; --resume skips cases the CSV already holds, --force replaces
+// it, and without either an existing CSV is an error; '#' lines record the
+// build (commit taken at build time), OpenBLAS, CUDA and the GPU's clocks.
+// GPU stages are skipped, with a note, where no GPU is present.
 #include <CLI/CLI.hpp>
 
 #include <chrono>
@@ -19,7 +21,9 @@
 #include "cpu_stages.hpp"
 #include "csv_log.hpp"
 #include "errors.hpp"
+#include "version.hpp"
 #include "presets.hpp"
+#include "provenance.hpp"
 #include "run_time_forecast.hpp"
 
 namespace tiledqr::bench {
@@ -32,17 +36,6 @@ const std::map<std::string, StageFunction>& stages() {
       {"fr1", bench_fr1},   {"fr2", bench_fr2}, {"lapack", bench_lapack},
       {"fr3", bench_fr3},   {"fr4", bench_fr4}, {"cusolver", bench_cusolver}};
   return table;
-}
-
-std::string command_output(const char* command) {
-  std::string text;
-  if (FILE* pipe = popen(command, "r")) {
-    char buffer[256];
-    while (fgets(buffer, sizeof buffer, pipe)) text += buffer;
-    pclose(pipe);
-  }
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  return text;
 }
 
 RunContext current_context() {
@@ -60,8 +53,7 @@ RunContext current_context() {
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   run.date = date;
-  run.commit = command_output("git describe --always --dirty 2>/dev/null");
-  if (run.commit.empty()) run.commit = "unknown";
+  run.commit = build_commit();  // the source tree the binary was built from, not the current folder
   return run;
 }
 
@@ -155,7 +147,7 @@ int bench_main(int argc, char** argv) {
   std::string executor_list = "1", weight_list = "1";
   int warmup = 1, repeats = 10, inner_block = 0;
   double budget = 20, case_limit = 0, check_limit = 0;
-  bool resume = false, no_check = false, list_only = false;
+  bool resume = false, force = false, no_check = false, list_only = false;
   std::string commit;
   std::string preset_help = "a named sweep:";
   for (const std::string& name : preset_names()) preset_help += " " + name;
@@ -184,10 +176,13 @@ int bench_main(int argc, char** argv) {
                  "the preset's or --no-check's choice")
       ->check(CLI::NonNegativeNumber);
   app.add_option("--out", out, "CSV file to write (default bench.csv)");
-  app.add_flag("--resume", resume, "keep the CSV and skip the cases it already holds");
+  auto* resume_option = app.add_flag("--resume", resume, "keep the CSV and skip the cases it already holds");
+  app.add_flag("--force", force, "replace an existing CSV (without it, or --resume, an existing CSV is an error)")
+      ->excludes(resume_option);
   app.add_flag("--no-check", no_check, "skip the residual computation");
   app.add_flag("--list", list_only, "print the cases and exit");
-  app.add_option("--commit", commit, "commit to record (default: git describe of the working tree)");
+  app.add_option("--commit", commit, "commit to record (default: the one the binary was built from)");
+  app.set_version_flag("--version", [] { return version_text("tiledqr_bench", gpu_provenance()); });
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -246,6 +241,7 @@ int bench_main(int argc, char** argv) {
       return 0;
     }
 
+    refuse_overwrite(out, resume, force);
     const std::set<std::string> done = resume ? completed_cases(out) : std::set<std::string>();
     const bool append = resume && std::ifstream(out).good();
     std::ofstream csv(out, append ? std::ios::app : std::ios::trunc);
@@ -253,9 +249,11 @@ int bench_main(int argc, char** argv) {
     if (!append) {
       csv << "# tiledqr_bench";
       for (int a = 1; a < argc; ++a) csv << ' ' << argv[a];
-      csv << "\n";
+      csv << "\n" << provenance_line(gpu_provenance()) << "\n";
       for (size_t i = 0; i < csv_columns().size(); ++i) csv << (i ? "," : "") << csv_columns()[i];
       csv << "\n" << std::flush;
+    } else {
+      csv << provenance_line(gpu_provenance()) << " (resumed)\n" << std::flush;
     }
     RunContext run = current_context();
     if (!commit.empty()) run.commit = commit;

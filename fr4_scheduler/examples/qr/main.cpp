@@ -6,7 +6,9 @@
 #include <string>
 
 #include "cuda_check.hpp"
+#include "cuda_versions.hpp"
 #include "fr4_qr.hpp"
+#include "nvtx_range.hpp"
 #include "stage_main.hpp"
 
 namespace {
@@ -21,13 +23,19 @@ tiledqr::Factorization<T> factor_on_gpu(const T* a, int64_t m, int64_t n, int64_
   if (!fr4::gpu_available())
     throw GpuError("no usable CUDA device (fr4_scheduler runs its task graph on an NVIDIA GPU, sm_90)");
   gpu::DeviceBuffer<T> d_a(size_t(m) * size_t(n), "the matrix");
-  gpu::check(cudaMemcpy2D(d_a.get(), size_t(m) * sizeof(T), a, size_t(lda) * sizeof(T), size_t(m) * sizeof(T),
-                          size_t(n), cudaMemcpyHostToDevice),
-             "copying A to the device");
+  {
+    const NvtxRange upload("upload");
+    gpu::check(cudaMemcpy2D(d_a.get(), size_t(m) * sizeof(T), a, size_t(lda) * sizeof(T), size_t(m) * sizeof(T),
+                            size_t(n), cudaMemcpyHostToDevice),
+               "copying A to the device");
+  }
   fr4::QrOptions qr_options;
   qr_options.tree = options.tree;
   qr_options.trace = options.trace;
-  fr4::DeviceQr<T> qr(m, n, qr_options);
+  fr4::DeviceQr<T> qr = [&] {
+    const NvtxRange dag_build("DAG build");  // the plan: the tile DAG built and uploaded
+    return fr4::DeviceQr<T>(m, n, qr_options);
+  }();
   qr.factor(d_a.get(), m);
   return qr.download();  // carries device_seconds and the trace
 }

@@ -24,9 +24,11 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
+#include "cpu_threads.hpp"
 #include "errors.hpp"
 
 namespace tiledqr {
@@ -188,6 +190,27 @@ class LineSource {
   int64_t line_number() const { return line_number_; }
   int read_error() const { return read_error_; }
   bool too_long() const { return too_long_; }
+  bool from_file() const { return file_ != nullptr; }
+
+  // The rest of a file in pieces of about kIoBlockBytes that end at a line
+  // break (the last may not): appends them to `chunk` (cleared first) and
+  // returns false once nothing is left. Used instead of next(), never mixed
+  // with it afterwards; line_number() then stays where next() left it.
+  bool next_chunk(std::string& chunk) {
+    chunk.swap(carry_);
+    carry_.clear();
+    if (block_pos_ < block_end_) chunk.append(block_.get() + block_pos_, block_end_ - block_pos_);
+    block_pos_ = block_end_;
+    if (fill_block()) chunk.append(block_.get(), block_end_);
+    block_pos_ = block_end_;
+    if (read_error_ != 0) return false;
+    const size_t last = chunk.rfind('\n');
+    if (block_end_ > 0 && last != std::string::npos) {
+      carry_.assign(chunk, last + 1, std::string::npos);
+      chunk.resize(last + 1);
+    }
+    return !chunk.empty();
+  }
 
  private:
   bool next_from_text(std::string_view& raw) {
@@ -248,6 +271,7 @@ class LineSource {
   size_t block_end_ = 0;
   std::string line_;
   int64_t line_number_ = 0;
+  std::string carry_;  // next_chunk: the part line after the last line break
   int read_error_ = 0;
   bool too_long_ = false;
 };
@@ -259,9 +283,40 @@ enum class Format { array, coordinate };
 enum class Field { real, integer };
 enum class Symmetry { general, symmetric, skew };
 
+// Thrown by the parallel reader at anything but plain values, blank lines
+// and comments: read_matrix_market then parses the file again line by line,
+// which names the problem and its line.
+struct NotPlainArray {};
+
+// Parses `text` (whole lines of an array file's entries) into `values`:
+// false at anything but a value between blanks, a blank line or a comment,
+// or a line longer than kMaxLineBytes.
+bool parse_plain_values(std::string_view text, std::vector<double>& values) {
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  while (p < end) {
+    const char* eol = static_cast<const char*>(std::memchr(p, '\n', size_t(end - p)));
+    if (eol == nullptr) eol = end;
+    if (size_t(eol - p) > kMaxLineBytes) return false;
+    const char* q = p;
+    while (q < eol && is_space(*q)) ++q;
+    if (q < eol && *q != '%') {
+      double v = 0;
+      const std::from_chars_result r = std::from_chars(q, eol, v);
+      if (r.ec != std::errc() || r.ptr == q) return false;
+      for (q = r.ptr; q < eol; ++q)
+        if (!is_space(*q)) return false;
+      values.push_back(v);
+    }
+    p = eol + 1;
+  }
+  return true;
+}
+
 class Parser {
  public:
-  Parser(LineSource& in, const std::string& name) : in_(in), name_(name) {}
+  Parser(LineSource& in, const std::string& name, bool parallel = false)
+      : in_(in), name_(name), parallel_(parallel) {}
 
   DenseMatrix<double> run() {
     read_banner();
@@ -273,7 +328,8 @@ class Parser {
       a.rows = rows_;
       a.cols = cols_;
       a.data.reserve(static_cast<size_t>(rows_ * cols_));
-      read_array(a);
+      if (in_.from_file() && parallel_ && field_ == Field::real) read_general_array_in_parallel(a);
+      else read_array(a);
     } else if (format_ == Format::array) {
       a = DenseMatrix<double>(rows_, cols_);
       read_array(a);
@@ -533,8 +589,45 @@ class Parser {
     check_all_entries_found(declared_entries_, found);
   }
 
+  // read_array for a general real array file, its text parsed by several threads
+  // a chunk at a time. Throws NotPlainArray where read_array would fail or
+  // name a line (too many or too few values included).
+  void read_general_array_in_parallel(DenseMatrix<double>& a) {
+    const size_t expected = static_cast<size_t>(rows_ * cols_);
+    const size_t threads = size_t(std::max(1, std::min(available_cpus(), 16)));
+    std::string chunk;
+    std::vector<std::vector<double>> parts(threads);
+    std::vector<char> ok(threads);
+    while (in_.next_chunk(chunk)) {
+      // Pieces of about equal size that end at line breaks.
+      std::vector<std::string_view> pieces;
+      std::string_view rest(chunk);
+      for (size_t t = threads; t > 0 && !rest.empty(); --t) {
+        size_t cut = t == 1 ? rest.size() : std::min(rest.size(), rest.size() / t);
+        const size_t eol = rest.find('\n', cut);
+        cut = eol == std::string_view::npos ? rest.size() : eol + 1;
+        pieces.push_back(rest.substr(0, cut));
+        rest.remove_prefix(cut);
+      }
+      auto work = [&](size_t t) {
+        parts[t].clear();
+        ok[t] = parse_plain_values(pieces[t], parts[t]);
+      };
+      std::vector<std::thread> helpers;
+      for (size_t t = 1; t < pieces.size(); ++t) helpers.emplace_back(work, t);
+      work(0);
+      for (std::thread& h : helpers) h.join();
+      for (size_t t = 0; t < pieces.size(); ++t) {
+        if (!ok[t] || a.data.size() + parts[t].size() > expected) throw NotPlainArray{};
+        a.data.insert(a.data.end(), parts[t].begin(), parts[t].end());
+      }
+    }
+    if (in_.read_error() != 0 || a.data.size() != expected) throw NotPlainArray{};
+  }
+
   LineSource& in_;
   const std::string& name_;
+  const bool parallel_;  // whether read_general_array_in_parallel may be used
   std::vector<std::string_view> fields_;  // of the line last read
   Format format_ = Format::array;
   Field field_ = Field::real;
@@ -576,19 +669,32 @@ int write_array(std::FILE* f, const T* a, int64_t rows, int64_t cols, int64_t ld
   const std::string header =
       "%%MatrixMarket matrix array real general\n" + std::to_string(rows) + " " + std::to_string(cols) + "\n";
   if (std::fputs(header.c_str(), f) < 0) return errno_or_eio();
-  const std::unique_ptr<char[]> block(new char[kIoBlockBytes]);
-  char* const begin = block.get();
-  char* end = begin;
-  for (int64_t j = 0; j < cols; ++j) {
-    for (int64_t i = 0; i < rows; ++i) {
-      if (size_t(begin + kIoBlockBytes - end) < kMaxValueChars) {
-        if (std::fwrite(begin, 1, size_t(end - begin), f) != size_t(end - begin)) return errno_or_eio();
-        end = begin;
-      }
-      end = format_value(end, a[i + j * lda]);
+  // The values in storage order, a batch at a time: each thread formats a
+  // slice of the batch into its own buffer, then the buffers go out in order.
+  const size_t total = size_t(rows) * size_t(cols);
+  const size_t threads = size_t(std::max(1, std::min(available_cpus(), 16)));
+  const size_t batch = kIoBlockBytes / kMaxValueChars * threads;
+  std::vector<std::unique_ptr<char[]>> buffers(threads);
+  std::vector<size_t> used(threads);
+  auto format_slice = [&](size_t t, size_t first, size_t last) {
+    if (!buffers[t]) buffers[t].reset(new char[(last - first) * kMaxValueChars]);
+    char* end = buffers[t].get();
+    for (size_t k = first; k < last; ++k) {
+      const size_t i = rows > 0 ? k % size_t(rows) : 0, j = rows > 0 ? k / size_t(rows) : 0;
+      end = format_value(end, a[i + j * size_t(lda)]);
     }
+    used[t] = size_t(end - buffers[t].get());
+  };
+  for (size_t start = 0; start < total; start += batch) {
+    const size_t count = std::min(batch, total - start), slice = (count + threads - 1) / threads;
+    std::vector<std::thread> helpers;
+    for (size_t t = 1; t < threads && t * slice < count; ++t)
+      helpers.emplace_back(format_slice, t, start + t * slice, start + std::min(count, (t + 1) * slice));
+    format_slice(0, start, start + std::min(count, slice));
+    for (std::thread& h : helpers) h.join();
+    for (size_t t = 0; t < threads && t * slice < count; ++t)
+      if (std::fwrite(buffers[t].get(), 1, used[t], f) != used[t]) return errno_or_eio();
   }
-  if (std::fwrite(begin, 1, size_t(end - begin), f) != size_t(end - begin)) return errno_or_eio();
   // fsync so that the rename below can never expose a file whose data is not
   // yet on the disk.
   if (std::fflush(f) != 0 || ::fsync(fileno(f)) != 0) return errno_or_eio();
@@ -607,8 +713,15 @@ int write_array(std::FILE* f, const T* a, int64_t rows, int64_t cols, int64_t ld
 DenseMatrix<double> read_matrix_market(const std::string& path) {
   std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "r"));
   if (!file) throw InputError(path + ":1: cannot open: " + std::strerror(errno));
-  LineSource in(file.get());
-  return Parser(in, path).run();
+  try {
+    LineSource in(file.get());
+    return Parser(in, path, true).run();
+  } catch (const NotPlainArray&) {
+    // Something the fast path does not take: read again, line by line.
+    std::rewind(file.get());
+    LineSource in(file.get());
+    return Parser(in, path).run();
+  }
 }
 
 DenseMatrix<double> parse_matrix_market(const std::string& text, const std::string& name) {

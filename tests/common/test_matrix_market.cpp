@@ -292,6 +292,62 @@ TEST(MatrixMarketRoundTrip, LargeFilesAcrossReadBlocks) {
   EXPECT_EQ(c.data.back(), double(d.size() - 1));
 }
 
+// Pass: a large file (several read blocks, so read by several threads)
+// gives what the line-by-line text parser gives: the same values where it
+// holds comments, blank lines, CRLF and '+' signs among the values, and the
+// same message, line number included, where one value deep inside is bad
+// or the count is wrong.
+TEST(MatrixMarketReader, LargeFileReadAsTheTextParserReadsIt) {
+  const uint64_t seed = test_seed() + 6;
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const int64_t rows = 600, cols = 500;
+  std::vector<std::string> lines;
+  for (int64_t k = 0; k < rows * cols; ++k) {
+    char text[40];
+    std::snprintf(text, sizeof text, "%.17g", random_double(rng));
+    lines.push_back(text);
+  }
+  lines[1000] = "+" + lines[1000];
+  lines[2000] = "  " + lines[2000] + "\t \r";
+  lines[3000] += "\n% a comment\n";
+  auto file_text = [&](const std::vector<std::string>& values, int64_t declared_rows) {
+    std::string text = kArrayReal + std::to_string(declared_rows) + " " + std::to_string(cols) + "\n";
+    for (const std::string& v : values) text += v + "\n";
+    return text;
+  };
+  TempDir dir;
+  const std::string good = file_text(lines, rows);
+  write_text(dir.file("t.mtx"), good);
+  const DenseMatrix<double> from_file = read_matrix_market(dir.file("t.mtx"));
+  const DenseMatrix<double> from_text = parse_matrix_market(good, dir.file("t.mtx"));
+  ASSERT_EQ(from_file.data.size(), from_text.data.size());
+  EXPECT_EQ(std::memcmp(from_file.data.data(), from_text.data.data(), from_text.data.size() * sizeof(double)), 0);
+
+  std::vector<std::string> bad = lines;
+  bad[250000] = "1.5x";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {file_text(bad, rows), "bad value deep inside"}, {file_text(lines, rows + 1), "too few"},
+      {file_text(lines, rows - 1), "too many"}};
+  for (const auto& [text, what] : cases) {
+    SCOPED_TRACE(what);
+    write_text(dir.file("t.mtx"), text);
+    std::string file_message, text_message;
+    try {
+      read_matrix_market(dir.file("t.mtx"));
+    } catch (const InputError& e) {
+      file_message = e.what();
+    }
+    try {
+      parse_matrix_market(text, dir.file("t.mtx"));
+    } catch (const InputError& e) {
+      text_message = e.what();
+    }
+    EXPECT_FALSE(text_message.empty());
+    EXPECT_EQ(file_message, text_message);
+  }
+}
+
 // Pass: a random sparse matrix printed as a shuffled coordinate file (with
 // comments and blank lines among the entries) parses to exactly that matrix,
 // zeros where no entry was given.

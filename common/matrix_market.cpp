@@ -193,23 +193,42 @@ class LineSource {
   bool from_file() const { return file_ != nullptr; }
 
   // The rest of a file in pieces of about kIoBlockBytes that end at a line
-  // break (the last may not): appends them to `chunk` (cleared first) and
-  // returns false once nothing is left. Used instead of next(), never mixed
-  // with it afterwards; line_number() then stays where next() left it.
-  bool next_chunk(std::string& chunk) {
-    chunk.swap(carry_);
-    carry_.clear();
-    if (block_pos_ < block_end_) chunk.append(block_.get() + block_pos_, block_end_ - block_pos_);
-    block_pos_ = block_end_;
-    if (fill_block()) chunk.append(block_.get(), block_end_);
-    block_pos_ = block_end_;
-    if (read_error_ != 0) return false;
-    const size_t last = chunk.rfind('\n');
-    if (block_end_ > 0 && last != std::string::npos) {
-      carry_.assign(chunk, last + 1, std::string::npos);
-      chunk.resize(last + 1);
+  // break (the last may not): sets `chunk` to the next one, read straight
+  // into a buffer of this object, and returns false once nothing is left.
+  // The view stays valid until the next call. Used instead of next(), never
+  // mixed with it afterwards; line_number() then stays where next() left it.
+  bool next_chunk(std::string_view& chunk) {
+    // The part line after the last chunk's last line break goes first.
+    const size_t carry = chunk_end_ - chunk_start_;
+    const size_t remainder = block_end_ - block_pos_;
+    if (carry + remainder + kIoBlockBytes > chunk_capacity_) {
+      std::unique_ptr<char[]> bigger(new char[carry + remainder + kIoBlockBytes]);
+      if (carry > 0) std::memcpy(bigger.get(), chunk_.get() + chunk_start_, carry);
+      chunk_ = std::move(bigger);
+      chunk_capacity_ = carry + remainder + kIoBlockBytes;
+    } else if (carry > 0) {
+      std::memmove(chunk_.get(), chunk_.get() + chunk_start_, carry);
     }
-    return !chunk.empty();
+    size_t size = carry;
+    if (remainder > 0) std::memcpy(chunk_.get() + size, block_.get() + block_pos_, remainder);
+    size += remainder;
+    block_pos_ = block_end_;
+    errno = 0;
+    const size_t got = std::fread(chunk_.get() + size, 1, kIoBlockBytes, file_);
+    if (got == 0 && std::ferror(file_)) {
+      read_error_ = errno != 0 ? errno : EIO;
+      return false;
+    }
+    size += got;
+    size_t keep = size;
+    if (got > 0) {
+      const size_t last = std::string_view(chunk_.get(), size).rfind('\n');
+      if (last != std::string_view::npos) keep = last + 1;
+    }
+    chunk_start_ = keep;
+    chunk_end_ = size;
+    chunk = std::string_view(chunk_.get(), keep);
+    return keep > 0;
   }
 
  private:
@@ -271,7 +290,12 @@ class LineSource {
   size_t block_end_ = 0;
   std::string line_;
   int64_t line_number_ = 0;
-  std::string carry_;  // next_chunk: the part line after the last line break
+  // next_chunk's buffer; [chunk_start_, chunk_end_) is the part line after
+  // the last chunk returned.
+  std::unique_ptr<char[]> chunk_;
+  size_t chunk_capacity_ = 0;
+  size_t chunk_start_ = 0;
+  size_t chunk_end_ = 0;
   int read_error_ = 0;
   bool too_long_ = false;
 };
@@ -595,13 +619,13 @@ class Parser {
   void read_general_array_in_parallel(DenseMatrix<double>& a) {
     const size_t expected = static_cast<size_t>(rows_ * cols_);
     const size_t threads = size_t(std::max(1, std::min(available_cpus(), 16)));
-    std::string chunk;
+    std::string_view chunk;
     std::vector<std::vector<double>> parts(threads);
     std::vector<char> ok(threads);
     while (in_.next_chunk(chunk)) {
       // Pieces of about equal size that end at line breaks.
       std::vector<std::string_view> pieces;
-      std::string_view rest(chunk);
+      std::string_view rest = chunk;
       for (size_t t = threads; t > 0 && !rest.empty(); --t) {
         size_t cut = t == 1 ? rest.size() : std::min(rest.size(), rest.size() / t);
         const size_t eol = rest.find('\n', cut);

@@ -27,8 +27,17 @@ namespace {
 
 // The peer: `path`'s bytes read whole, then written to `copy` and pushed to the disk.
 std::string read_bytes(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  const int fd = ::open(path.c_str(), O_RDONLY);
+  struct stat info {};
+  if (fd < 0 || ::fstat(fd, &info) != 0) return "";
+  std::string bytes(size_t(info.st_size), '\0');
+  for (size_t done = 0; done < bytes.size();) {
+    const ssize_t got = ::read(fd, bytes.data() + done, bytes.size() - done);
+    if (got <= 0) break;
+    done += size_t(got);
+  }
+  ::close(fd);
+  return bytes;
 }
 
 void write_bytes(const std::string& path, const std::string& bytes) {

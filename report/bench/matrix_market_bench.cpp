@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
   int64_t m = 2880, n = 2880;  // about 176 MB of text
   int repeats = 3;
   uint64_t seed = 42;
-  std::string path = "/tmp/tiledqr_mtx_bench.mtx", out;
+  std::string path = "/tmp/tiledqr_mtx_bench.mtx", out, code = "this build";
   CLI::App app{"Matrix Market write and read times", "tiledqr_mtx_bench"};
   app.add_option("--m", m, "rows (default 2880)");
   app.add_option("--n", n, "columns (default 2880)");
@@ -66,6 +66,7 @@ int main(int argc, char** argv) {
   app.add_option("--repeats", repeats, "runs of each; the fastest is printed (default 3)");
   app.add_option("--seed", seed, "seed of the random values (default 42)");
   app.add_option("--out", out, "CSV file to append one row to");
+  app.add_option("--code", code, "what reader and writer this binary has, for the CSV (default 'this build')");
   CLI11_PARSE(app, argc, argv);
 
   // Values of every magnitude, as a matrix read from a user would have.
@@ -115,14 +116,14 @@ int main(int argc, char** argv) {
     if (fresh)
       csv << "# tiledqr_mtx_bench: Matrix Market write and read of a random double matrix, best of --repeats;"
              " peer: the same bytes copied (read whole; written with fsync) in the same run\n"
-             "date,commit,cpus,m,n,file_mb,write_s,write_cpu_s,read_s,read_cpu_s,peer_write_s,peer_read_s,"
+             "date,commit,code,cpus,m,n,file_mb,write_s,write_cpu_s,read_s,read_cpu_s,peer_write_s,peer_read_s,"
              "write_over_peer,read_over_peer,exact\n";
     char date[32];
     const std::time_t now = std::time(nullptr);
     std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
     char row[512];
-    std::snprintf(row, sizeof row, "%s,%s,%d,%lld,%lld,%.1f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.3f,%.3f,%s\n", date,
-                  tiledqr::build_commit(), tiledqr::available_cpus(), static_cast<long long>(m),
+    std::snprintf(row, sizeof row, "%s,%s,%s,%d,%lld,%lld,%.1f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.3f,%.3f,%s\n", date,
+                  tiledqr::build_commit(), code.c_str(), tiledqr::available_cpus(), static_cast<long long>(m),
                   static_cast<long long>(n), double(info.st_size) / 1e6, best_write, cpu_write, best_read, cpu_read,
                   peer_write, peer_read, best_write / peer_write, best_read / peer_read, exact ? "yes" : "no");
     csv << row;

@@ -55,6 +55,7 @@ int main(int argc, char** argv) {
         "fr4_scheduler on a " + std::to_string(m) + " x " + std::to_string(n) + " matrix");
   };
   stage.device = tiledqr::fr4::gpu_name();
+  stage.library_versions = tiledqr::cuda_library_versions;
   stage.factor_double = factor_on_gpu<double>;
   stage.factor_float = factor_on_gpu<float>;
   return tiledqr::stage_main(argc, argv, stage);

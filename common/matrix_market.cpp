@@ -2,15 +2,18 @@
 //
 // The reader is a plain line-by-line parser: banner, then comments and blank
 // lines, then the size line, then one entry per line (comments and blank lines
-// may appear among the entries too). Every number goes through strtoll or
-// strtod with an explicit end-pointer check, so "1.5x" or "2 2.0" is an error
-// rather than a silent truncation.
+// may appear among the entries too). Every number goes through std::from_chars
+// (strtoll or strtod for the rare forms it does not take) with a check that
+// the whole field was used, so "1.5x" or "2 2.0" is an error rather than a
+// silent truncation. Files are read and written in blocks of kIoBlockBytes,
+// and values are printed by std::to_chars in their shortest round-trip form.
 
 #include "matrix_market.hpp"
 
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cerrno>
 #include <cmath>
 #include <cstdint>
@@ -21,9 +24,11 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
+#include "cpu_threads.hpp"
 #include "errors.hpp"
 
 namespace tiledqr {
@@ -79,12 +84,34 @@ std::string shape(int64_t rows, int64_t cols) {
 
 // ---------------------------------------------------------------------------
 // Numbers. A field is a view into a NUL-terminated line and is followed by a
-// blank or by the NUL; strtoll and strtod never read past either, so they can
-// parse in place. The end-pointer check rejects anything left over.
+// blank or by the NUL; std::from_chars reads only the field, and strtoll and
+// strtod never read past either end, so all parse in place. The end check
+// rejects anything left over.
+//
+// std::from_chars takes the common forms in one pass; what it refuses or
+// cannot classify (a leading '+', hexadecimal, overflow versus underflow)
+// goes to the C library, so the accepted language is strtod's, as before.
 
 enum class Number { ok, not_a_number, out_of_range };
 
+Number to_int64_strtoll(std::string_view field, int64_t& value);
+Number to_double_strtod(std::string_view field, double& value);
+
 Number to_int64(std::string_view field, int64_t& value) {
+  const char* end = field.data() + field.size();
+  const std::from_chars_result r = std::from_chars(field.data(), end, value);
+  if (r.ec == std::errc() && r.ptr == end && !field.empty()) return Number::ok;
+  return to_int64_strtoll(field, value);
+}
+
+Number to_double(std::string_view field, double& value) {
+  const char* end = field.data() + field.size();
+  const std::from_chars_result r = std::from_chars(field.data(), end, value);
+  if (r.ec == std::errc() && r.ptr == end && !field.empty()) return Number::ok;
+  return to_double_strtod(field, value);
+}
+
+Number to_int64_strtoll(std::string_view field, int64_t& value) {
   const char* begin = field.data();
   char* end = nullptr;
   errno = 0;
@@ -97,7 +124,7 @@ Number to_int64(std::string_view field, int64_t& value) {
 
 // Accepts everything strtod does, "nan" and "inf" included. Underflow to zero
 // or to a subnormal is fine; only overflow (+-HUGE_VAL with ERANGE) is refused.
-Number to_double(std::string_view field, double& value) {
+Number to_double_strtod(std::string_view field, double& value) {
   const char* begin = field.data();
   char* end = nullptr;
   errno = 0;
@@ -128,6 +155,9 @@ uint64_t physical_memory_bytes() {
 // would be read into memory whole after all.
 
 constexpr size_t kMaxLineBytes = size_t(1) << 20;
+// Files are read and written in blocks this large: few system calls, and
+// still small beside any matrix worth the wait.
+constexpr size_t kIoBlockBytes = size_t(1) << 22;
 
 class LineSource {
  public:
@@ -140,17 +170,19 @@ class LineSource {
   // the input, on a read error (then read_error() is the errno value) and for
   // a line longer than kMaxLineBytes (then too_long() is set and
   // line_number() is that line's). The view stays valid until the next call
-  // and is NUL-terminated.
+  // and is followed by its line break or by a NUL, so the C library's number
+  // parsers stop at its end.
   bool next(std::string_view& line) {
-    if (text_ != nullptr ? !next_from_text() : !next_from_file()) return false;
-    if (!line_.empty() && line_.back() == '\n') line_.pop_back();
-    if (!line_.empty() && line_.back() == '\r') line_.pop_back();
+    std::string_view raw;
+    if (text_ != nullptr ? !next_from_text(raw) : !next_from_file(raw)) return false;
+    if (!raw.empty() && raw.back() == '\n') raw.remove_suffix(1);
+    if (!raw.empty() && raw.back() == '\r') raw.remove_suffix(1);
     ++line_number_;
-    if (line_.size() > kMaxLineBytes) {
+    if (raw.size() > kMaxLineBytes) {
       too_long_ = true;
       return false;
     }
-    line = line_;
+    line = raw;
     return true;
   }
 
@@ -158,39 +190,112 @@ class LineSource {
   int64_t line_number() const { return line_number_; }
   int read_error() const { return read_error_; }
   bool too_long() const { return too_long_; }
+  bool from_file() const { return file_ != nullptr; }
+
+  // The rest of a file in pieces of about kIoBlockBytes that end at a line
+  // break (the last may not): sets `chunk` to the next one, read straight
+  // into a buffer of this object, and returns false once nothing is left.
+  // The view stays valid until the next call. Used instead of next(), never
+  // mixed with it afterwards; line_number() then stays where next() left it.
+  bool next_chunk(std::string_view& chunk) {
+    // The part line after the last chunk's last line break goes first.
+    const size_t carry = chunk_end_ - chunk_start_;
+    const size_t remainder = block_end_ - block_pos_;
+    if (carry + remainder + kIoBlockBytes > chunk_capacity_) {
+      std::unique_ptr<char[]> bigger(new char[carry + remainder + kIoBlockBytes]);
+      if (carry > 0) std::memcpy(bigger.get(), chunk_.get() + chunk_start_, carry);
+      chunk_ = std::move(bigger);
+      chunk_capacity_ = carry + remainder + kIoBlockBytes;
+    } else if (carry > 0) {
+      std::memmove(chunk_.get(), chunk_.get() + chunk_start_, carry);
+    }
+    size_t size = carry;
+    if (remainder > 0) std::memcpy(chunk_.get() + size, block_.get() + block_pos_, remainder);
+    size += remainder;
+    block_pos_ = block_end_;
+    errno = 0;
+    const size_t got = std::fread(chunk_.get() + size, 1, kIoBlockBytes, file_);
+    if (got == 0 && std::ferror(file_)) {
+      read_error_ = errno != 0 ? errno : EIO;
+      return false;
+    }
+    size += got;
+    size_t keep = size;
+    if (got > 0) {
+      const size_t last = std::string_view(chunk_.get(), size).rfind('\n');
+      if (last != std::string_view::npos) keep = last + 1;
+    }
+    chunk_start_ = keep;
+    chunk_end_ = size;
+    chunk = std::string_view(chunk_.get(), keep);
+    return keep > 0;
+  }
 
  private:
-  bool next_from_text() {
+  bool next_from_text(std::string_view& raw) {
     if (pos_ >= text_->size()) return false;
     size_t end = text_->find('\n', pos_);
     end = (end == std::string::npos) ? text_->size() : end + 1;
-    line_.assign(*text_, pos_, end - pos_);
+    raw = std::string_view(*text_).substr(pos_, end - pos_);
     pos_ = end;
     return true;
   }
 
   // Reads up to and including the next '\n', but stops one byte past
-  // kMaxLineBytes (next() then refuses the line).
-  bool next_from_file() {
+  // kMaxLineBytes (next() then refuses the line). The file is read in blocks
+  // of kIoBlockBytes; a line that lies whole in the block is returned in
+  // place, one that straddles two blocks is put together in line_.
+  bool next_from_file(std::string_view& raw) {
     line_.clear();
+    while (line_.size() <= kMaxLineBytes) {
+      if (block_pos_ == block_end_ && !fill_block()) {
+        raw = line_;
+        return !line_.empty() && read_error_ == 0;
+      }
+      const char* start = block_.get() + block_pos_;
+      const size_t available = block_end_ - block_pos_;
+      const void* newline = std::memchr(start, '\n', available);
+      const size_t take = newline != nullptr ? size_t(static_cast<const char*>(newline) - start) + 1 : available;
+      block_pos_ += take;
+      if (newline != nullptr && line_.empty()) {
+        raw = std::string_view(start, take);
+        return true;
+      }
+      line_.append(start, std::min(take, kMaxLineBytes + 1 - line_.size()));
+      if (newline != nullptr) break;
+    }
+    raw = line_;
+    return true;
+  }
+
+  // Reads the next block; false at the end of the file or on an error (then
+  // read_error_ is set).
+  bool fill_block() {
+    if (!block_) block_.reset(new char[kIoBlockBytes]);  // not zeroed: fread fills it
     errno = 0;
-    int c = 0;
-    while (line_.size() <= kMaxLineBytes && (c = getc_unlocked(file_)) != EOF) {
-      line_.push_back(static_cast<char>(c));
-      if (c == '\n') return true;
-    }
-    if (c == EOF && std::ferror(file_)) {
-      read_error_ = errno != 0 ? errno : EIO;
-      return false;
-    }
-    return !line_.empty();
+    block_pos_ = 0;
+    // One byte stays free so that a line ending the file without a line
+    // break is still followed by a NUL in the block.
+    block_end_ = std::fread(block_.get(), 1, kIoBlockBytes - 1, file_);
+    block_[block_end_] = '\0';
+    if (block_end_ == 0 && std::ferror(file_)) read_error_ = errno != 0 ? errno : EIO;
+    return block_end_ > 0;
   }
 
   const std::string* text_ = nullptr;
   size_t pos_ = 0;
   std::FILE* file_ = nullptr;
+  std::unique_ptr<char[]> block_;  // the file's bytes [block_pos_, block_end_) not yet returned
+  size_t block_pos_ = 0;
+  size_t block_end_ = 0;
   std::string line_;
   int64_t line_number_ = 0;
+  // next_chunk's buffer; [chunk_start_, chunk_end_) is the part line after
+  // the last chunk returned.
+  std::unique_ptr<char[]> chunk_;
+  size_t chunk_capacity_ = 0;
+  size_t chunk_start_ = 0;
+  size_t chunk_end_ = 0;
   int read_error_ = 0;
   bool too_long_ = false;
 };
@@ -202,18 +307,58 @@ enum class Format { array, coordinate };
 enum class Field { real, integer };
 enum class Symmetry { general, symmetric, skew };
 
+// Thrown by the parallel reader at anything but plain values, blank lines
+// and comments: read_matrix_market then parses the file again line by line,
+// which names the problem and its line.
+struct NotPlainArray {};
+
+// Parses `text` (whole lines of an array file's entries) into `values`:
+// false at anything but a value between blanks, a blank line or a comment,
+// or a line longer than kMaxLineBytes.
+bool parse_plain_values(std::string_view text, std::vector<double>& values) {
+  const char* p = text.data();
+  const char* const end = p + text.size();
+  while (p < end) {
+    const char* eol = static_cast<const char*>(std::memchr(p, '\n', size_t(end - p)));
+    if (eol == nullptr) eol = end;
+    if (size_t(eol - p) > kMaxLineBytes) return false;
+    const char* q = p;
+    while (q < eol && is_space(*q)) ++q;
+    if (q < eol && *q != '%') {
+      double v = 0;
+      const std::from_chars_result r = std::from_chars(q, eol, v);
+      if (r.ec != std::errc() || r.ptr == q) return false;
+      for (q = r.ptr; q < eol; ++q)
+        if (!is_space(*q)) return false;
+      values.push_back(v);
+    }
+    p = eol + 1;
+  }
+  return true;
+}
+
 class Parser {
  public:
-  Parser(LineSource& in, const std::string& name) : in_(in), name_(name) {}
+  Parser(LineSource& in, const std::string& name, bool parallel = false)
+      : in_(in), name_(name), parallel_(parallel) {}
 
   DenseMatrix<double> run() {
     read_banner();
     read_size_line();
     check_size();  // before the matrix is allocated
-    DenseMatrix<double> a(rows_, cols_);
-    if (format_ == Format::array) {
+    DenseMatrix<double> a;
+    if (format_ == Format::array && symmetry_ == Symmetry::general) {
+      // Every element comes from the file, in storage order: no zero fill.
+      a.rows = rows_;
+      a.cols = cols_;
+      a.data.reserve(static_cast<size_t>(rows_ * cols_));
+      if (in_.from_file() && parallel_ && field_ == Field::real) read_general_array_in_parallel(a);
+      else read_array(a);
+    } else if (format_ == Format::array) {
+      a = DenseMatrix<double>(rows_, cols_);
       read_array(a);
     } else {
+      a = DenseMatrix<double>(rows_, cols_);
       read_coordinate(a);
     }
     return a;
@@ -418,7 +563,7 @@ class Parser {
       if (fields_.size() > 1) fail("unexpected text " + quote(fields_[1]) + " after the value");
       const double v = read_value(fields_[0]);
       if (symmetry_ == Symmetry::general) {
-        a.data[static_cast<size_t>(found)] = v;
+        a.data.push_back(v);
       } else {
         a(i, j) = v;
         a(j, i) = symmetry_ == Symmetry::skew ? -v : v;
@@ -468,8 +613,45 @@ class Parser {
     check_all_entries_found(declared_entries_, found);
   }
 
+  // read_array for a general real array file, its text parsed by several threads
+  // a chunk at a time. Throws NotPlainArray where read_array would fail or
+  // name a line (too many or too few values included).
+  void read_general_array_in_parallel(DenseMatrix<double>& a) {
+    const size_t expected = static_cast<size_t>(rows_ * cols_);
+    const size_t threads = size_t(std::max(1, std::min(available_cpus(), 16)));
+    std::string_view chunk;
+    std::vector<std::vector<double>> parts(threads);
+    std::vector<char> ok(threads);
+    while (in_.next_chunk(chunk)) {
+      // Pieces of about equal size that end at line breaks.
+      std::vector<std::string_view> pieces;
+      std::string_view rest = chunk;
+      for (size_t t = threads; t > 0 && !rest.empty(); --t) {
+        size_t cut = t == 1 ? rest.size() : std::min(rest.size(), rest.size() / t);
+        const size_t eol = rest.find('\n', cut);
+        cut = eol == std::string_view::npos ? rest.size() : eol + 1;
+        pieces.push_back(rest.substr(0, cut));
+        rest.remove_prefix(cut);
+      }
+      auto work = [&](size_t t) {
+        parts[t].clear();
+        ok[t] = parse_plain_values(pieces[t], parts[t]);
+      };
+      std::vector<std::thread> helpers;
+      for (size_t t = 1; t < pieces.size(); ++t) helpers.emplace_back(work, t);
+      work(0);
+      for (std::thread& h : helpers) h.join();
+      for (size_t t = 0; t < pieces.size(); ++t) {
+        if (!ok[t] || a.data.size() + parts[t].size() > expected) throw NotPlainArray{};
+        a.data.insert(a.data.end(), parts[t].begin(), parts[t].end());
+      }
+    }
+    if (in_.read_error() != 0 || a.data.size() != expected) throw NotPlainArray{};
+  }
+
   LineSource& in_;
   const std::string& name_;
+  const bool parallel_;  // whether read_general_array_in_parallel may be used
   std::vector<std::string_view> fields_;  // of the line last read
   Format format_ = Format::array;
   Field field_ = Field::real;
@@ -486,10 +668,20 @@ struct FileCloser {
   void operator()(std::FILE* f) const { std::fclose(f); }
 };
 
-// 9 and 17 significant digits are the fewest that always round-trip float
-// and double through decimal text.
-int print_value(char* text, size_t size, float v) { return std::snprintf(text, size, "%.9g\n", double(v)); }
-int print_value(char* text, size_t size, double v) { return std::snprintf(text, size, "%.17g\n", v); }
+// Longest text format_value writes: 17 digits, sign, point, "e-308", newline.
+constexpr size_t kMaxValueChars = 32;
+
+// Writes `v` and a newline at `out` (room for kMaxValueChars) and returns the
+// end. std::to_chars gives the shortest text that reads back to the same
+// value of the same type ("0.1", not "0.10000000000000001"); a float's
+// shortest text read as a double converts back to the same float. Infinities
+// and NaN come out as "inf", "-inf" and "nan", which the reader accepts.
+template <typename T>
+char* format_value(char* out, T v) {
+  const std::to_chars_result r = std::to_chars(out, out + kMaxValueChars - 1, v);
+  *r.ptr = '\n';
+  return r.ptr + 1;
+}
 
 template <typename T>
 void check_shape(const std::string& name, const T* a, int64_t rows, int64_t cols, int64_t lda) {
@@ -508,8 +700,15 @@ void check_shape(const std::string& name, const T* a, int64_t rows, int64_t cols
 DenseMatrix<double> read_matrix_market(const std::string& path) {
   std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "r"));
   if (!file) throw InputError(path + ":1: cannot open: " + std::strerror(errno));
-  LineSource in(file.get());
-  return Parser(in, path).run();
+  try {
+    LineSource in(file.get());
+    return Parser(in, path, true).run();
+  } catch (const NotPlainArray&) {
+    // Something the fast path does not take: read again, line by line.
+    std::rewind(file.get());
+    LineSource in(file.get());
+    return Parser(in, path).run();
+  }
 }
 
 DenseMatrix<double> parse_matrix_market(const std::string& text, const std::string& name) {
@@ -522,12 +721,31 @@ void write_matrix_market(OutputFile& out, const T* a, int64_t rows, int64_t cols
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>, "float or double only");
   check_shape(out.name(), a, rows, cols, lda);
   out.write("%%MatrixMarket matrix array real general\n" + std::to_string(rows) + " " + std::to_string(cols) + "\n");
-  char text[64];
-  for (int64_t j = 0; j < cols; ++j)
-    for (int64_t i = 0; i < rows; ++i) {
-      const int length = print_value(text, sizeof text, a[i + j * lda]);
-      out.write(std::string_view(text, size_t(length)));
+  // The values in storage order, a batch at a time: each thread formats a
+  // slice of the batch into its own buffer, then the buffers go out in order.
+  const size_t total = size_t(rows) * size_t(cols);
+  const size_t threads = size_t(std::max(1, std::min(available_cpus(), 16)));
+  const size_t batch = kIoBlockBytes / kMaxValueChars * threads;
+  std::vector<std::unique_ptr<char[]>> buffers(threads);
+  std::vector<size_t> used(threads);
+  auto format_slice = [&](size_t t, size_t first, size_t last) {
+    if (!buffers[t]) buffers[t].reset(new char[(last - first) * kMaxValueChars]);
+    char* end = buffers[t].get();
+    for (size_t k = first; k < last; ++k) {
+      const size_t i = rows > 0 ? k % size_t(rows) : 0, j = rows > 0 ? k / size_t(rows) : 0;
+      end = format_value(end, a[i + j * size_t(lda)]);
     }
+    used[t] = size_t(end - buffers[t].get());
+  };
+  for (size_t start = 0; start < total; start += batch) {
+    const size_t count = std::min(batch, total - start), slice = (count + threads - 1) / threads;
+    std::vector<std::thread> helpers;
+    for (size_t t = 1; t < threads && t * slice < count; ++t)
+      helpers.emplace_back(format_slice, t, start + t * slice, start + std::min(count, (t + 1) * slice));
+    format_slice(0, start, start + std::min(count, slice));
+    for (std::thread& h : helpers) h.join();
+    for (size_t t = 0; t < threads && t * slice < count; ++t) out.write(std::string_view(buffers[t].get(), used[t]));
+  }
 }
 
 template <typename T>

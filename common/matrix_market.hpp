@@ -8,11 +8,15 @@
 // can name the position. Anything else is an InputError whose message is
 // "<path>:<line>: <problem>" with a 1-based line number.
 //
-// Writer: always `array real general`, with enough digits that reading the
-// file back gives the same values bit for bit.
+// Writer: always `array real general`, each value in the shortest text that
+// reads back to the same value bit for bit (std::to_chars).
 //
-// Numbers are parsed and printed with the C library, so both assume the "C"
-// locale (the default unless a program calls setlocale).
+// Numbers are parsed with std::from_chars and printed with std::to_chars,
+// which ignore the locale; the rare forms from_chars refuses (a leading '+',
+// hexadecimal, values that underflow) go to strtod and strtoll, which assume
+// the "C" locale (the default unless a program calls setlocale). A general
+// real array file is parsed, and every file written, by as many threads as
+// the process has CPUs (available_cpus).
 #pragma once
 
 #include <cstdint>
@@ -35,8 +39,8 @@ DenseMatrix<double> read_matrix_market(const std::string& path);
 DenseMatrix<double> parse_matrix_market(const std::string& text, const std::string& name);
 
 // Writes the rows x cols column-major matrix `a` (leading dimension lda) as
-// `array real general`: %.17g for double, %.9g for float, which is enough to
-// round-trip. The file is written as output_file.hpp says: through a unique
+// `array real general`: the shortest round-trip text of each double or
+// float (a float's text read as a double converts back to the same float). The file is written as output_file.hpp says: through a unique
 // temporary renamed in only once complete (a device or FIFO in place), so a
 // failed write leaves `path` as it was and no temporary behind. Throws
 // InputError, naming the path and the errno text, when the file cannot be

@@ -16,13 +16,23 @@
 #include <thread>
 
 #include "checks.hpp"
+#include "cpu_threads.hpp"
 #include "errors.hpp"
 #include "matrix_market.hpp"
 #include "output_file.hpp"
 #include "strict_numbers.hpp"
+#include "npy.hpp"
+#include "nvtx_range.hpp"
+#include "trace_json.hpp"
+#include "version.hpp"
 
 namespace tiledqr {
 namespace {
+
+// Without --check or --no-check, the residuals are computed while m·n² is at
+// most this: the host check forms Q and Q'Q, O(m·n²) flops that cost about
+// nine factorisations, so a large run would spend most of its time there.
+constexpr double kDefaultCheckLimit = 17179869184.0;  // 2^34, e.g. 16384 x 1024
 
 struct RunConfig {
   int64_t m = 2048;
@@ -33,7 +43,9 @@ struct RunConfig {
   Options options;
   std::string tree = "flat";
   std::string backend = "lapack";
-  bool check = false;
+  bool check = false;     // --check: always compute the residuals, exit 3 when they fail
+  bool no_check = false;  // --no-check: never compute them
+  double check_limit = kDefaultCheckLimit;
   double tolerance = 50;
   bool json = false;
   bool allow_nonfinite = false;
@@ -86,7 +98,20 @@ void check_finite(const DenseMatrix<T>& a, const std::string& what, bool allow) 
                          "); use --allow-nonfinite to factor it anyway");
 }
 
-void write_trace(OutputFile& out, const std::vector<TaskRecord>& trace) {
+bool ends_with_json(const std::string& path) {
+  return path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
+}
+
+// A path ending in .json gets the Chrome trace-event format (Perfetto), any
+// other the CSV that the figures read.
+void write_trace(OutputFile& out, const std::string& path, const std::vector<TaskRecord>& trace,
+                 const StageDescription& stage) {
+  if (ends_with_json(path)) {
+    std::ostringstream json;
+    write_chrome_trace(json, trace, stage.name, stage.device == "cpu" ? "worker" : "executor warp");
+    out.write(json.str());
+    return;
+  }
   out.write("kind,k,i,j,piv,worker,start_ns,end_ns\n");
   for (const TaskRecord& r : trace)
     out.write(std::string(task_kind_name(r.task.kind)) + ',' + std::to_string(r.task.k) + ',' +
@@ -109,6 +134,30 @@ StageOutputs check_stage_outputs(const RunConfig& config) {
   return out;
 }
 
+// Matrix files: .npy by its extension, Matrix Market otherwise.
+DenseMatrix<double> read_matrix_file(const std::string& path) {
+  return is_npy_path(path) ? read_npy(path) : read_matrix_market(path);
+}
+
+// `a` into `out`, whose destination is `path`: .npy by its name, else Matrix Market.
+template <typename T>
+void write_matrix_file(OutputFile& out, const std::string& path, const DenseMatrix<T>& a) {
+  if (is_npy_path(path)) out.write(format_npy(a.data.data(), a.rows, a.cols, a.ld()));
+  else write_matrix_market(out, a.data.data(), a.rows, a.cols, a.ld());
+}
+
+// Why the residuals are not computed, or empty when they are.
+std::string check_skipped_because(const RunConfig& config, int64_t m, int64_t n) {
+  if (config.check) return "";
+  if (config.no_check) return "--no-check";
+  const double work = double(m) * double(n) * double(n);
+  if (work <= config.check_limit) return "";
+  char text[160];
+  std::snprintf(text, sizeof text, "m*n^2 = %.3g is above --check-limit %.3g; --check forces it", work,
+                config.check_limit);
+  return text;
+}
+
 template <typename T>
 int run(const RunConfig& config, const StageOutputs& outputs, const StageDescription& stage,
         const FactorFunction<T>& factor_function) {
@@ -125,7 +174,10 @@ int run(const RunConfig& config, const StageOutputs& outputs, const StageDescrip
                   "a " + std::to_string(m) + " x " + std::to_string(n) + " factorisation");
   };
   if (!config.input.empty()) {
-    a = to_precision<T>(read_matrix_market(config.input), config.input);
+    {
+      const NvtxRange range("read");
+      a = to_precision<T>(read_matrix_file(config.input), config.input);
+    }
     if (stage.check_memory) stage.check_memory(a.rows, a.cols, sizeof(T));
     if (a.rows < 1 || a.cols < 1)
       throw InputError(config.input + ": matrix is " + std::to_string(a.rows) + "x" +
@@ -142,7 +194,8 @@ int run(const RunConfig& config, const StageOutputs& outputs, const StageDescrip
   }
   DenseMatrix<T> b;
   if (!config.rhs.empty()) {
-    b = to_precision<T>(read_matrix_market(config.rhs), config.rhs);
+    const NvtxRange range("read");
+    b = to_precision<T>(read_matrix_file(config.rhs), config.rhs);
     if (b.rows != a.rows)
       throw InputError(config.rhs + ": right-hand side has " + std::to_string(b.rows) +
                        " rows, the matrix has " + std::to_string(a.rows));
@@ -154,14 +207,22 @@ int run(const RunConfig& config, const StageOutputs& outputs, const StageDescrip
   const int inner_block = stage.own_kernels.empty() ? options.effective_inner_block() : options.tile;
 
   const auto start = std::chrono::steady_clock::now();
-  Factorization<T> f = factor_function(a.data.data(), a.rows, a.cols, a.ld(), options);
+  Factorization<T> f = [&] {
+    const NvtxRange range("factor");
+    return factor_function(a.data.data(), a.rows, a.cols, a.ld(), options);
+  }();
   const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   // Measured before the checks allocate Q: the input plus the factorisation.
   const double factor_peak_mib = peak_rss_mib();
   const double seconds = f.device_seconds > 0 ? f.device_seconds : wall;
   const double gflops = qr_flops(a.rows, a.cols) / seconds * 1e-9;
   if (!config.allow_nonfinite) require_finite_r(f.r());
-  const Residuals res = check_factorization(a.data.data(), a.rows, a.cols, a.ld(), f);
+  const std::string skipped = check_skipped_because(config, a.rows, a.cols);
+  Residuals res{std::nan(""), std::nan("")};
+  if (skipped.empty()) {
+    const NvtxRange range("check");
+    res = check_factorization(a.data.data(), a.rows, a.cols, a.ld(), f);
+  }
   const double bound = check_bound(a.rows, a.cols, config.tolerance);
   const bool passed = res.residual < bound && res.orthogonality < bound;
 
@@ -183,7 +244,7 @@ int run(const RunConfig& config, const StageOutputs& outputs, const StageDescrip
               << ",\"tolerance\":" << json_number(config.tolerance)
               << ",\"matrix_mib\":" << json_number(double(a.data.size() * sizeof(T)) / 1048576.0)
               << ",\"peak_rss_mib\":" << json_number(factor_peak_mib)
-              << ",\"check\":" << (passed ? "\"pass\"" : "\"fail\"")
+              << ",\"check\":" << (!skipped.empty() ? "\"skipped\"" : passed ? "\"pass\"" : "\"fail\"")
               << ",\"device\":" << json_string(stage.device) << "}" << std::endl;
   } else {
     std::printf("%s: %lld x %lld %s (%s), tile %d, inner block %d, backend %s, tree %s\n",
@@ -193,8 +254,12 @@ int run(const RunConfig& config, const StageOutputs& outputs, const StageDescrip
     if (stage.uses_threads) std::printf("  threads        %d\n", options.threads);
     std::printf("  time           %.6f s\n", seconds);
     std::printf("  GFLOP/s        %.3f\n", gflops);
-    std::printf("  residual       %.4g   (|A-QR|_F / (|A|_F n eps))\n", res.residual);
-    std::printf("  orthogonality  %.4g   (|I-Q'Q|_F / (n eps))\n", res.orthogonality);
+    if (skipped.empty()) {
+      std::printf("  residual       %.4g   (|A-QR|_F / (|A|_F n eps))\n", res.residual);
+      std::printf("  orthogonality  %.4g   (|I-Q'Q|_F / (n eps))\n", res.orthogonality);
+    } else {
+      std::printf("  check          skipped (%s)\n", skipped.c_str());
+    }
   }
   if (config.check && !passed) {
     std::cerr << stage.name << ": check failed: residual " << res.residual << ", orthogonality "
@@ -209,14 +274,15 @@ int run(const RunConfig& config, const StageOutputs& outputs, const StageDescrip
   };
   add(outputs.r, [&](OutputFile& out) {
     const DenseMatrix<T> r = f.r();
-    write_matrix_market(out, r.data.data(), r.rows, r.cols, r.ld());
+    write_matrix_file(out, config.output_r, r);
   });
   add(outputs.q, [&](OutputFile& out) {
     const DenseMatrix<T> q = f.thin_q();
-    write_matrix_market(out, q.data.data(), q.rows, q.cols, q.ld());
+    write_matrix_file(out, config.output_q, q);
   });
-  add(outputs.x, [&](OutputFile& out) { write_matrix_market(out, x.data.data(), x.rows, x.cols, x.ld()); });
-  add(outputs.trace, [&](OutputFile& out) { write_trace(out, f.trace); });
+  add(outputs.x, [&](OutputFile& out) { write_matrix_file(out, config.output_x, x); });
+  add(outputs.trace, [&](OutputFile& out) { write_trace(out, config.trace, f.trace, stage); });
+  const NvtxRange write_range("write");
   std::fflush(stdout);  // the report above comes first where an output is stdout itself
   write_outputs(jobs);
   return exit_code::ok;
@@ -233,7 +299,7 @@ int stage_main(int argc, char** argv, const StageDescription& stage) {
                        ->transform(signed_decimal);
   auto* n_option = app.add_option("--n", config.n, "columns of the random matrix (default 1024)")
                        ->transform(signed_decimal);
-  auto* input_option = app.add_option("--input", config.input, "Matrix Market file to factor");
+  auto* input_option = app.add_option("--input", config.input, "matrix to factor: .npy, else Matrix Market");
   input_option->excludes(m_option)->excludes(n_option);
   app.add_option("--tile", config.options.tile, "tile size b (default 32)")->transform(signed_decimal);
   auto* inner_block_option = app.add_option("--inner-block", config.options.inner_block,
@@ -244,7 +310,7 @@ int stage_main(int argc, char** argv, const StageDescription& stage) {
   app.add_option("--seed", config.seed, "seed of the random matrix (default 42)")
       ->transform(unsigned_decimal);
   auto* threads_option =
-      app.add_option("--threads", config.options.threads, "worker threads (0: all hardware threads)")
+      app.add_option("--threads", config.options.threads, "worker threads (0: every CPU this process may use)")
           ->transform(signed_decimal);
   auto* tree_option = app.add_option("--tree", config.tree,
                                      "elimination tree: flat, binary or greedy (default: the stage's choice by shape)")
@@ -252,21 +318,33 @@ int stage_main(int argc, char** argv, const StageDescription& stage) {
   auto* backend_option =
       app.add_option("--backend", config.backend, "tile kernels: reference or lapack (default lapack)")
       ->check(CLI::IsMember({"reference", "lapack"}));
-  app.add_flag("--check", config.check, "exit 3 when a measure exceeds tolerance x sqrt(max(m, n) / n)");
+  auto* check_option = app.add_flag("--check", config.check,
+                                    "always compute the residuals; exit 3 when one exceeds tolerance x sqrt(max(m, n) / n)");
+  app.add_flag("--no-check", config.no_check,
+               "skip the residuals (by default they are computed while m*n^2 <= --check-limit)")
+      ->excludes(check_option);
+  app.add_option("--check-limit", config.check_limit,
+                 "largest m*n^2 whose residuals are computed without --check (default 2^34)");
   app.add_option("--tolerance", config.tolerance, "tolerance of --check (default 50), in units of n eps")
       ->transform(finite_real());
-  app.add_option("--output-r", config.output_r, "write R (min(m,n) x n) as Matrix Market");
-  app.add_option("--output-q", config.output_q, "write the thin Q (m x min(m,n)) as Matrix Market");
-  auto* rhs_option = app.add_option("--rhs", config.rhs, "right-hand sides B (m x k), Matrix Market");
+  app.add_option("--output-r", config.output_r, "write R (min(m,n) x n): .npy, else Matrix Market");
+  app.add_option("--output-q", config.output_q, "write the thin Q (m x min(m,n)): .npy, else Matrix Market");
+  auto* rhs_option = app.add_option("--rhs", config.rhs, "right-hand sides B (m x k): .npy, else Matrix Market");
   app.add_option("--output-x", config.output_x, "write the least-squares solution X (n x k)")
       ->needs(rhs_option);
-  app.add_option("--trace", config.trace, "write one CSV row per task");
+  app.add_option("--trace", config.trace,
+                 "write the tasks' timeline: Chrome trace-event JSON (Perfetto) for a .json path, else CSV");
   app.add_flag("--json", config.json, "print one JSON object instead of text");
   app.add_flag("--allow-nonfinite", config.allow_nonfinite,
                "factor inputs that contain NaN or Inf instead of rejecting them");
+  app.set_version_flag("--version", [&stage] {
+    return version_text(stage.name, stage.library_versions ? stage.library_versions() : std::string());
+  });
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
     std::cerr << stage.name << ": " << e.what() << "\n"
@@ -284,6 +362,7 @@ int stage_main(int argc, char** argv, const StageDescription& stage) {
     if (config.options.threads < 0)
       throw InputError("--threads must be >= 0, got " + std::to_string(config.options.threads));
     if (!(config.tolerance > 0)) throw InputError("--tolerance must be > 0");
+    if (!(config.check_limit >= 0)) throw InputError("--check-limit must be >= 0");
     if (!config.rhs.empty() && config.output_x.empty())
       throw InputError("--rhs needs --output-x to say where X goes");
     if (!stage.own_kernels.empty() && (backend_option->count() > 0 || inner_block_option->count() > 0))
@@ -294,7 +373,7 @@ int stage_main(int argc, char** argv, const StageDescription& stage) {
     config.tree_given = tree_option->count() > 0;
     config.options.trace = !config.trace.empty();
     if (stage.uses_threads && config.options.threads == 0)
-      config.options.threads = int(std::max(1u, std::thread::hardware_concurrency()));
+      config.options.threads = available_cpus();
     if (!stage.uses_threads && threads_option->count() > 0 && config.options.threads != 1)
       throw InputError(stage.name + (stage.device == "cpu" ? " is serial" : " runs its tasks on the GPU") +
                        ": --threads " + std::to_string(config.options.threads) +

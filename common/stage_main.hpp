@@ -32,6 +32,9 @@ struct StageDescription {
   std::function<void(int64_t m, int64_t n, size_t element_bytes)> check_memory;
   // The tree used when --tree is not given; empty means flat (the seed's).
   std::function<Tree(int64_t m, int64_t n, int tile, int threads)> default_tree;
+  // Extra lines of --version (a GPU stage's CUDA runtime, driver and cuSOLVER
+  // versions); none when empty.
+  std::function<std::string()> library_versions;
   FactorFunction<double> factor_double;
   FactorFunction<float> factor_float;
 };

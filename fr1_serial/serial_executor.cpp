@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "cpu_threads.hpp"
 #include "dag.hpp"
 #include "host_task_grid.hpp"
 #include "kernels/lapack/lapack_kernels.hpp"
@@ -110,7 +111,7 @@ void run_dag(Factorization<T>& f, const ReadyPicker& pick, const TraceClock& clo
 
 template <typename T>
 void run_serial(Factorization<T>& f, const ReadyPicker& pick) {
-  lapack_kernels::use_single_threaded_blas();
+  const ScopedBlasThreads single_threaded_blas(1);  // restored on return
   const TraceClock clock;
   if (f.options.tree == Tree::flat) run_grid(f, pick, clock);
   else run_dag(f, pick, clock);

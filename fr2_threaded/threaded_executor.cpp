@@ -11,6 +11,7 @@
 #include <thread>
 #include <vector>
 
+#include "cpu_threads.hpp"
 #include "dag.hpp"
 #include "errors.hpp"
 #include "host_task_grid.hpp"
@@ -238,7 +239,7 @@ void run_workers(Factorization<T>& f, Schedule& schedule, int threads, const Thr
 int resolve_threads(int threads) {
   if (threads < 0) throw InputError("threads must be >= 0, got " + std::to_string(threads));
   if (threads > 0) return threads;
-  return int(std::max(1u, std::thread::hardware_concurrency()));
+  return available_cpus();
 }
 
 Tree default_tree(int64_t m, int64_t n, int tile, int threads) {
@@ -259,7 +260,7 @@ template <typename T>
 void run_threaded(Factorization<T>& f, int threads, const ThreadedHooks& hooks) {
   const int workers = resolve_threads(threads);
   // Tile kernels are small; the workers are the parallelism.
-  lapack_kernels::use_single_threaded_blas();
+  const ScopedBlasThreads single_threaded_blas(1);  // restored on return
   if (f.options.tree == Tree::flat) {
     GridSchedule schedule(f.tiles.p, f.tiles.q);
     run_workers(f, schedule, workers, hooks);

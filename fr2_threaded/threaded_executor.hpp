@@ -21,8 +21,8 @@ struct ThreadedHooks {
   std::function<void(int worker)> before_task;
 };
 
-// Factors A (m, n), col-major, lda ≥ m, on options.threads workers (0: every
-// hardware thread). Any m, n ≥ 1. The first exception thrown by a task (for
+// Factors A (m, n), col-major, lda ≥ m, on options.threads workers (0: every CPU
+// of the affinity mask). Any m, n ≥ 1. The first exception thrown by a task (for
 // example std::logic_error from a LAPACK routine) is rethrown here after all
 // workers have stopped.
 //   Factorization<double> f = factor_threaded(a.data(), m, n, m, options);
@@ -36,7 +36,7 @@ Factorization<T> factor_threaded(const T* a, int64_t m, int64_t n, int64_t lda,
 template <typename T>
 void run_threaded(Factorization<T>& f, int threads, const ThreadedHooks& hooks = ThreadedHooks());
 
-// `threads`, or the number of hardware threads (at least 1) when it is 0.
+// `threads`, or the number of CPUs in the affinity mask (available_cpus) when it is 0.
 int resolve_threads(int threads);
 
 // The elimination tree worth using for an m×n matrix of b×b tiles on

@@ -5,6 +5,7 @@
 // common/kernels/warp's, reported as backend "gpu-warp").
 #include <cuda_runtime.h>
 
+#include "cuda_versions.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu_qr.hpp"
 #include "gpu/kernel_image.hpp"

@@ -9,6 +9,8 @@
 #include "gpu/cuda_check.hpp"
 #include "gpu/device.hpp"
 #include "gpu/tile_shape.hpp"
+#include "cuda_versions.hpp"
+#include "nvtx_range.hpp"
 #include "stage_main.hpp"
 
 namespace tiledqr::gpu {
@@ -26,6 +28,7 @@ StageDescription gpu_stage(const std::string& name, const std::string& summary, 
                          name + " on a " + std::to_string(m) + " x " + std::to_string(n) + " matrix");
   };
   stage.device = device_available() ? device_name() : "none";
+  stage.library_versions = cuda_library_versions;
   return stage;
 }
 
@@ -37,6 +40,7 @@ DeviceBuffer<T> stage_matrix_on_device(const T* a, int64_t m, int64_t n, int64_t
                                        const std::string& program, const std::string& needs) {
   require_gpu_tile(tile, program);
   if (!device_available()) throw GpuError("no usable CUDA device (" + needs + ")");
+  const NvtxRange upload("upload");
   return upload_matrix(a, m, n, lda);
 }
 

@@ -8,6 +8,7 @@
 #include "gpu/cuda_check.hpp"
 #include "fr4_qr.hpp"
 #include "gpu/kernel_image.hpp"
+#include "nvtx_range.hpp"
 #include "gpu/stage.hpp"
 #include "stage_main.hpp"
 
@@ -22,7 +23,10 @@ tiledqr::Factorization<T> factor_on_gpu(const T* a, int64_t m, int64_t n, int64_
   gpu::QrOptions qr_options;
   qr_options.tree = options.tree;
   qr_options.trace = options.trace;
-  gpu::DeviceQr<T> qr(m, n, qr_options);
+  gpu::DeviceQr<T> qr = [&] {
+    const NvtxRange dag_build("DAG build");  // the plan: the tile DAG built and uploaded
+    return gpu::DeviceQr<T>(m, n, qr_options);
+  }();
   qr.factor(d_a.get(), m);
   return qr.download();  // carries device_seconds and the trace
 }

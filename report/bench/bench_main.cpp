@@ -2,8 +2,10 @@
 // FR1, FR2, FR3, FR4, LAPACK/OpenBLAS and cuSOLVER over a shape sweep, with
 // warm-ups and repeats, and appends one CSV row per case (median, min and
 // max seconds, GFLOP/s with flops = 2mn² − 2n³/3, residuals). Progress goes
-// to stderr; --resume skips cases the CSV already holds; GPU stages are
-// skipped, with a note, where no GPU is present.
+// to stderr; --resume skips cases the CSV already holds, --force replaces
+// it, and without either an existing CSV is an error; '#' lines record the
+// build (commit taken at build time), OpenBLAS, CUDA and the GPU's clocks.
+// GPU stages are skipped, with a note, where no GPU is present.
 #include <CLI/CLI.hpp>
 
 #include <chrono>
@@ -24,7 +26,9 @@
 #include "errors.hpp"
 #include "options.hpp"
 #include "output_file.hpp"
+#include "version.hpp"
 #include "presets.hpp"
+#include "provenance.hpp"
 #include "run_time_forecast.hpp"
 #include "strict_numbers.hpp"
 
@@ -38,17 +42,6 @@ const std::map<std::string, StageFunction>& stages() {
       {"fr1", bench_fr1},   {"fr2", bench_fr2}, {"lapack", bench_lapack},
       {"fr3", bench_fr3},   {"fr4", bench_fr4}, {"cusolver", bench_cusolver}};
   return table;
-}
-
-std::string command_output(const char* command) {
-  std::string text;
-  if (FILE* pipe = popen(command, "r")) {
-    char buffer[256];
-    while (fgets(buffer, sizeof buffer, pipe)) text += buffer;
-    pclose(pipe);
-  }
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.pop_back();
-  return text;
 }
 
 RunContext current_context() {
@@ -66,8 +59,7 @@ RunContext current_context() {
   char date[32];
   std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
   run.date = date;
-  run.commit = command_output("git describe --always --dirty 2>/dev/null");
-  if (run.commit.empty()) run.commit = "unknown";
+  run.commit = build_commit();  // the source tree the binary was built from, not the current folder
   return run;
 }
 
@@ -197,7 +189,7 @@ int bench_main(int argc, char** argv) {
   std::string executor_list = "1", weight_list = "1";
   int warmup = 1, repeats = 10, inner_block = 0;
   double budget = 20, case_limit = 0, check_limit = 0;
-  bool resume = false, no_check = false, list_only = false;
+  bool resume = false, force = false, no_check = false, list_only = false;
   std::string commit;
   std::string preset_help = "a named sweep:";
   for (const std::string& name : preset_names()) preset_help += " " + name;
@@ -230,10 +222,13 @@ int bench_main(int argc, char** argv) {
       ->transform(finite_real())
       ->check(CLI::NonNegativeNumber);
   app.add_option("--out", out, "CSV file to write (default bench.csv)");
-  app.add_flag("--resume", resume, "keep the CSV and skip the cases it already holds");
+  auto* resume_option = app.add_flag("--resume", resume, "keep the CSV and skip the cases it already holds");
+  app.add_flag("--force", force, "replace an existing CSV (without it, or --resume, an existing CSV is an error)")
+      ->excludes(resume_option);
   app.add_flag("--no-check", no_check, "skip the residual computation");
   app.add_flag("--list", list_only, "print the cases and exit");
-  app.add_option("--commit", commit, "commit to record (default: git describe of the working tree)");
+  app.add_option("--commit", commit, "commit to record (default: the one the binary was built from)");
+  app.set_version_flag("--version", [] { return version_text("tiledqr_bench", gpu_provenance()); });
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -307,13 +302,18 @@ int bench_main(int argc, char** argv) {
     }
 
     // The CSV is checked before any case runs; --resume reads what it holds.
+    refuse_overwrite(out, resume, force);
     const OutputTarget target = check_output_path("--out", out);
     const ResumeState kept = resume && target.kind == OutputKind::replace ? read_for_resume(out) : ResumeState{};
     const std::set<std::string>& done = kept.done;
     std::string header = "# tiledqr_bench";
     for (int a = 1; a < argc; ++a) header += std::string(" ") + argv[a];
-    header += "\n" + csv_header() + "\n";
+    header += "\n" + provenance_line(gpu_provenance()) + "\n" + csv_header() + "\n";
     OutputFile csv = open_log(target, kept, header);
+    if (kept.exists && kept.has_header) {
+      csv.write(provenance_line(gpu_provenance()) + " (resumed)\n");
+      csv.flush();
+    }
     RunContext run = current_context();
     if (!commit.empty()) run.commit = commit;
     const auto start = std::chrono::steady_clock::now();

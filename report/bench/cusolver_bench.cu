@@ -12,9 +12,11 @@
 
 #include "bench_case.hpp"
 #include "checks.hpp"
+#include "cuda_versions.hpp"
 #include "gpu/cuda_check.hpp"
-#include "gpu_bench_support.hpp"
 #include "gpu/device.hpp"
+#include "gpu_bench_support.hpp"
+#include "provenance.hpp"
 
 namespace tiledqr::bench {
 namespace {
@@ -85,5 +87,7 @@ BenchOutcome run_cusolver(const BenchCase& c) {
 BenchOutcome bench_cusolver(const BenchCase& c) {
   return c.precision == "float" ? run_cusolver<float>(c) : run_cusolver<double>(c);
 }
+
+std::string gpu_provenance() { return cuda_library_versions() + "; " + gpu_clock_text(); }
 
 }  // namespace tiledqr::bench

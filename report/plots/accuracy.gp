@@ -8,7 +8,10 @@ most = STATS_max
 set multiplot layout 1,2 title 'Accuracy (square matrices, double; the bound is 50)'
 set logscale xy
 set xlabel 'n'
-set key inside top left
+# Below the panels, off the data and off the bound; the same bottom margin
+# keeps both plot areas level.
+set key outside below center horizontal maxrows 2 box opaque
+set bmargin 8
 sq(stage) = is(col_stage, stage) && column(col_m) == column(col_n) && is(col_precision, 'double')
 do for [measure in 'residual orthogonality'] {
   c = measure eq 'residual' ? col_residual : col_orthogonality

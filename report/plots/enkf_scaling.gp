@@ -10,7 +10,7 @@ set ylabel 'time  [s]'
 set logscale xy
 set format x '10^{%L}'
 set format y '10^{%L}'
-set key inside top left
+set key inside bottom right  # the corner no series reaches
 set xrange [700:1.5e6]
 enkf = data.'/enkf.csv'
 col_n = 2; col_seconds = 7

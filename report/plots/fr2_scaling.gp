@@ -4,6 +4,8 @@ set title 'CPU thread scaling: FR2 against OpenBLAS dgeqrf (double)'
 set xlabel 'threads'
 set ylabel 'GFLOP/s  (2mn^2 − 2n^3/3 per second)'
 set logscale x 2
+# Room on both sides, so that the 16-thread tick and points are inside.
+set xrange [0.8:20]
 set xtics (1, 2, 4, 8, 16)
 threads = data.'/fr2_cpu.csv'
 at(stage, m, n) = is(col_stage, stage) && column(col_m) == m && column(col_n) == n

@@ -11,6 +11,7 @@ set ylabel 'time  [ms]'
 set logscale xy
 set logscale x 2
 set format x '2^{%L}'
+set xrange [24:11000]  # a margin, so that the end points are not cut by the border
 set key inside top center
 fr4(size) = is(1, 'fr4') && column(2) == size && column(3) == size
 plot \

@@ -1,17 +1,40 @@
-# Figure 3: speed-up over cuSOLVER (its time / the stage's time, same run),
-# per shape. The caller passes `speedups`, a table made by scripts/plots:
-# label, fr3, fr4 flat, fr4 binary, fr4 greedy (blank where not measured).
+# Figure 3: speed-up over cuSOLVER (its time / the stage's time, same run).
+# The caller passes `speedups`, a folder made by scripts/plots holding
+# square.dat and tall_M.dat (columns n, fr3, fr4 flat, fr4 binary, fr4
+# greedy), and `tall_ms`, the M values of the tall files. One line per
+# (stage, tree) and shape family: squares on the left, tall-skinny on the
+# right (solid: the smaller m, dashed: the larger).
 load 'style.gp'
+# Taller than the others: two keys below the panels.
+if (fmt eq 'png') {
+  set terminal pngcairo size 1300,900 enhanced font 'DejaVu Sans,15' linewidth 1.5
+} else {
+  set terminal svg size 1300,900 dynamic enhanced font 'DejaVu Sans,15' linewidth 1.5
+}
+set output out
 set datafile separator whitespace
-set title 'Speed-up over cuSOLVER dgeqrf (same process, same GPU; > 1 is faster)'
-set xlabel 'matrix shape  (m × n)'
-set ylabel 'cuSOLVER time / stage time'
+set datafile missing '?'
+set multiplot layout 1,2 title 'Speed-up over cuSOLVER dgeqrf (same process, same GPU; > 1 is faster)'
+set logscale x 2
 set logscale y
-set xtics rotate by -40 left
-set bmargin 6
-set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb '#444444'
-plot \
-  speedups using 0:2:xtic(1) w lp lt 3 t 'FR3', \
-  '' using 0:3 w lp lt 4 t 'FR4 flat', \
-  '' using 0:4 w lp lt 5 t 'FR4 binary', \
-  '' using 0:5 w lp lt 6 t 'FR4 greedy'
+set format x '%.0f'
+set ylabel 'speed-up  (cuSOLVER time / stage time)'
+set yrange [0.0005:20]
+set key outside below center horizontal maxrows 4 box opaque
+set xtics rotate by -45 left
+set bmargin 14  # the same in both panels, so that their plot areas line up
+one = 'set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb "#444444"'
+eval one
+label(k) = k == 1 ? 'FR3' : k == 2 ? 'FR4 flat' : k == 3 ? 'FR4 binary' : 'FR4 greedy'
+
+set title 'square matrices, n × n'
+set xlabel 'n'
+set xrange [96:24576]
+plot for [k=1:4] speedups.'/square.dat' using 1:(column(k + 1)) w lp lt (k + 2) t label(k)
+
+set title 'tall-skinny matrices, m × n'
+set xlabel 'n  (columns)'
+set xrange [24:1536]
+plot for [k=1:4] for [t=1:words(tall_ms)] speedups.'/tall_'.word(tall_ms, t).'.dat' \
+  using 1:(column(k + 1)) w lp lt (k + 2) dt t t label(k).', m = '.word(tall_ms, t)
+unset multiplot

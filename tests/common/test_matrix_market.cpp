@@ -227,6 +227,127 @@ TEST(MatrixMarketRoundTrip, FloatWriterRoundTripsToFloat) {
   }
 }
 
+// Pass: the writer prints the shortest text that reads back to the value
+// ("0.1", not "0.10000000000000001"; "0.1" for 0.1f as well), and the
+// extremes of both types (largest, smallest normal, smallest subnormal) come
+// back bit for bit.
+TEST(MatrixMarketRoundTrip, ShortestTextAndExtremes) {
+  TempDir dir;
+  const double d[] = {0.1, -2.5, 1e300, 5e-324, std::numeric_limits<double>::max(),
+                      std::numeric_limits<double>::min(), -std::numeric_limits<double>::denorm_min()};
+  const float f[] = {0.1f, std::numeric_limits<float>::max(), std::numeric_limits<float>::min(),
+                     std::numeric_limits<float>::denorm_min(), -1e-40f};
+  write_matrix_market(dir.file("d.mtx"), d, 7, 1, 7);
+  write_matrix_market(dir.file("f.mtx"), f, 5, 1, 5);
+  std::FILE* in = std::fopen(dir.file("d.mtx").c_str(), "r");
+  ASSERT_NE(in, nullptr);
+  char text[256] = {};
+  const size_t got = std::fread(text, 1, sizeof text - 1, in);
+  std::fclose(in);
+  EXPECT_EQ(std::string(text, got),
+            kArrayReal + "7 1\n0.1\n-2.5\n1e+300\n5e-324\n1.7976931348623157e+308\n"
+                         "2.2250738585072014e-308\n-5e-324\n");
+  const DenseMatrix<double> db = read_matrix_market(dir.file("d.mtx"));
+  const DenseMatrix<double> fb = read_matrix_market(dir.file("f.mtx"));
+  for (int64_t i = 0; i < 7; ++i) EXPECT_EQ(bits_of(db(i, 0)), bits_of(d[i])) << i;
+  for (int64_t i = 0; i < 5; ++i) EXPECT_EQ(bits_of(static_cast<float>(fb(i, 0))), bits_of(f[i])) << i;
+  EXPECT_EQ(fb(0, 0), 0.1);  // the float's shortest text "0.1" is read as the double 0.1
+}
+
+// Pass: a file of several read blocks (over 4 MiB: 300,000 random doubles and
+// as many random floats, bit patterns with subnormals and extremes, lines
+// that straddle block boundaries) reads back bit for bit, and so does one
+// with CRLF line ends.
+TEST(MatrixMarketRoundTrip, LargeFilesAcrossReadBlocks) {
+  const uint64_t seed = test_seed() + 5;
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const int64_t rows = 1000, cols = 300;
+  std::vector<double> d(static_cast<size_t>(rows * cols));
+  std::vector<float> f(d.size());
+  for (size_t k = 0; k < d.size(); ++k) {
+    d[k] = random_double(rng);
+    f[k] = random_float(rng);
+  }
+  TempDir dir;
+  write_matrix_market(dir.file("d.mtx"), d.data(), rows, cols, rows);
+  write_matrix_market(dir.file("f.mtx"), f.data(), rows, cols, rows);
+  EXPECT_GT(fs::file_size(dir.file("d.mtx")), size_t(4) << 20);
+  const DenseMatrix<double> db = read_matrix_market(dir.file("d.mtx"));
+  const DenseMatrix<double> fb = read_matrix_market(dir.file("f.mtx"));
+  ASSERT_EQ(db.data.size(), d.size());
+  ASSERT_EQ(fb.data.size(), f.size());
+  size_t differ = 0;
+  for (size_t k = 0; k < d.size(); ++k) {
+    differ += bits_of(db.data[k]) != bits_of(d[k]);
+    differ += bits_of(static_cast<float>(fb.data[k])) != bits_of(f[k]);
+  }
+  EXPECT_EQ(differ, 0u);
+
+  std::string crlf = kArrayReal + "1000 300\r\n";
+  for (size_t k = 0; k < d.size(); ++k) crlf += std::to_string(k) + "\r\n";
+  write_text(dir.file("crlf.mtx"), crlf);
+  const DenseMatrix<double> c = read_matrix_market(dir.file("crlf.mtx"));
+  ASSERT_EQ(c.data.size(), d.size());
+  EXPECT_EQ(c.data.back(), double(d.size() - 1));
+}
+
+// Pass: a large file (several read blocks, so read by several threads)
+// gives what the line-by-line text parser gives: the same values where it
+// holds comments, blank lines, CRLF and '+' signs among the values, and the
+// same message, line number included, where one value deep inside is bad
+// or the count is wrong.
+TEST(MatrixMarketReader, LargeFileReadAsTheTextParserReadsIt) {
+  const uint64_t seed = test_seed() + 6;
+  SCOPED_TRACE("seed " + std::to_string(seed));
+  std::mt19937_64 rng(seed);
+  const int64_t rows = 600, cols = 500;
+  std::vector<std::string> lines;
+  for (int64_t k = 0; k < rows * cols; ++k) {
+    char text[40];
+    std::snprintf(text, sizeof text, "%.17g", random_double(rng));
+    lines.push_back(text);
+  }
+  lines[1000] = "+" + lines[1000];
+  lines[2000] = "  " + lines[2000] + "\t \r";
+  lines[3000] += "\n% a comment\n";
+  auto file_text = [&](const std::vector<std::string>& values, int64_t declared_rows) {
+    std::string text = kArrayReal + std::to_string(declared_rows) + " " + std::to_string(cols) + "\n";
+    for (const std::string& v : values) text += v + "\n";
+    return text;
+  };
+  TempDir dir;
+  const std::string good = file_text(lines, rows);
+  write_text(dir.file("t.mtx"), good);
+  const DenseMatrix<double> from_file = read_matrix_market(dir.file("t.mtx"));
+  const DenseMatrix<double> from_text = parse_matrix_market(good, dir.file("t.mtx"));
+  ASSERT_EQ(from_file.data.size(), from_text.data.size());
+  EXPECT_EQ(std::memcmp(from_file.data.data(), from_text.data.data(), from_text.data.size() * sizeof(double)), 0);
+
+  std::vector<std::string> bad = lines;
+  bad[250000] = "1.5x";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {file_text(bad, rows), "bad value deep inside"}, {file_text(lines, rows + 1), "too few"},
+      {file_text(lines, rows - 1), "too many"}};
+  for (const auto& [text, what] : cases) {
+    SCOPED_TRACE(what);
+    write_text(dir.file("t.mtx"), text);
+    std::string file_message, text_message;
+    try {
+      read_matrix_market(dir.file("t.mtx"));
+    } catch (const InputError& e) {
+      file_message = e.what();
+    }
+    try {
+      parse_matrix_market(text, dir.file("t.mtx"));
+    } catch (const InputError& e) {
+      text_message = e.what();
+    }
+    EXPECT_FALSE(text_message.empty());
+    EXPECT_EQ(file_message, text_message);
+  }
+}
+
 // Pass: a random sparse matrix printed as a shuffled coordinate file (with
 // comments and blank lines among the entries) parses to exactly that matrix,
 // zeros where no entry was given.

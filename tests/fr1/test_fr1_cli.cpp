@@ -11,6 +11,7 @@
 #include <string>
 
 #include "matrix_market.hpp"
+#include "npy.hpp"
 #include "test_support.hpp"
 
 namespace tiledqr {
@@ -186,6 +187,90 @@ TEST(Fr1CliOutputs, JsonAndTrace) {
   EXPECT_EQ(trace.rfind("kind,k,i,j,piv,worker,start_ns,end_ns\n", 0), 0u);
   // 7×5 tiles: Σ_j Σ_i (min(i,j)+1) = 7 + 13 + 18 + 22 + 25 = 85 tasks, plus the header.
   EXPECT_EQ(std::count(trace.begin(), trace.end(), '\n'), 86);
+}
+
+// Pass rule: --version prints the program, the project version and a
+// commit line that is not empty, exit 0.
+TEST(Fr1CliOptions, VersionNamesTheCommit) {
+  ScratchDir dir;
+  const RunResult r = run(dir, "--version");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.rfind("fr1_serial (tiledqr) ", 0), 0u) << r.out;
+  const size_t commit = r.out.find("\ncommit   ");
+  ASSERT_NE(commit, std::string::npos) << r.out;
+  EXPECT_GT(r.out.find('\n', commit + 1), commit + 10) << r.out;
+  EXPECT_NE(r.out.find("OpenBLAS"), std::string::npos) << r.out;
+}
+
+// Pass rule: the residuals are computed by default on a small matrix; with
+// --no-check, or above --check-limit, they are not and the output says why
+// (JSON: null residuals, "check":"skipped"); --check with --no-check is
+// refused (exit 2).
+TEST(Fr1CliOptions, CheckSkippedOnlyWhenAskedOrLarge) {
+  ScratchDir dir;
+  RunResult r = run(dir, "--m 60 --n 40");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("residual "), std::string::npos) << r.out;
+  r = run(dir, "--m 60 --n 40 --no-check");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_EQ(r.out.find("residual "), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("check          skipped (--no-check)"), std::string::npos) << r.out;
+  r = run(dir, "--m 60 --n 40 --check-limit 95999 --json");
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_NE(r.out.find("\"residual\":null"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("\"check\":\"skipped\""), std::string::npos) << r.out;
+  r = run(dir, "--m 60 --n 40 --check-limit 96000 --json");  // m·n² = 96000
+  EXPECT_NE(r.out.find("\"check\":\"pass\""), std::string::npos) << r.out;
+  r = run(dir, "--m 60 --n 40 --check-limit 10");
+  EXPECT_NE(r.out.find("above --check-limit"), std::string::npos) << r.out;
+  r = run(dir, "--m 60 --n 40 --check-limit 10 --check --tolerance 1e-30");
+  EXPECT_EQ(r.exit_code, 3) << "--check forces the check";
+  r = run(dir, "--m 60 --n 40 --check --no-check");
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("excludes"), std::string::npos) << r.err;
+}
+
+// Pass rule: a .npy input factors to the same R as the same matrix in Matrix
+// Market (bit for bit), .npy outputs hold R and Q, and a malformed .npy
+// exits 2 naming the file, writing nothing.
+TEST(Fr1CliOptions, NpyInputAndOutputs) {
+  ScratchDir dir;
+  std::mt19937_64 engine = testing::make_engine(1102);
+  const int64_t m = 45, n = 30;
+  const DenseMatrix<double> a = testing::random_matrix<double>(m, n, engine);
+  write_matrix_market(dir.file("a.mtx"), a.data.data(), m, n, m);
+  write_npy(dir.file("a.npy"), a.data.data(), m, n, m);
+  RunResult r = run(dir, "--input " + dir.file("a.mtx") + " --tile 8 --output-r " + dir.file("r.mtx"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  r = run(dir, "--input " + dir.file("a.npy") + " --tile 8 --output-r " + dir.file("r.npy") + " --output-q " +
+                   dir.file("q.npy"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const DenseMatrix<double> r_mtx = read_matrix_market(dir.file("r.mtx"));
+  const DenseMatrix<double> r_npy = read_npy(dir.file("r.npy"));
+  ASSERT_EQ(r_npy.rows, n);
+  ASSERT_EQ(r_npy.cols, n);
+  EXPECT_EQ(r_npy.data, r_mtx.data);
+  EXPECT_EQ(read_npy(dir.file("q.npy")).rows, m);
+  dir.write("bad.npy", "\x93NUMPY\x01\x00\x10\x00{'descr': '<i4'}\n");
+  r = run(dir, "--input " + dir.file("bad.npy") + " --output-r " + dir.file("r2.npy"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_NE(r.err.find("bad.npy"), std::string::npos) << r.err;
+  EXPECT_FALSE(exists(dir.file("r2.npy")));
+}
+
+// Pass rule: --trace t.json writes a Chrome trace-event file: the object's
+// opening, a track named "worker 0" (FR1 has one worker) and one complete
+// event per task (85 for 7×5 tiles, as in the CSV).
+TEST(Fr1CliOptions, TraceAsChromeJson) {
+  ScratchDir dir;
+  const RunResult r = run(dir, "--m 200 --n 150 --tile 32 --trace " + dir.file("t.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  const std::string trace = slurp(dir.file("t.json"));
+  EXPECT_EQ(trace.rfind("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[", 0), 0u);
+  EXPECT_NE(trace.find("\"args\":{\"name\":\"worker 0\"}"), std::string::npos);
+  size_t events = 0;
+  for (size_t at = trace.find("\"ph\":\"X\""); at != std::string::npos; at = trace.find("\"ph\":\"X\"", at + 1)) ++events;
+  EXPECT_EQ(events, 85u);
 }
 
 }  // namespace

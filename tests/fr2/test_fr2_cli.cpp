@@ -6,6 +6,7 @@
 // (see scripts/tsan).
 
 #include <gtest/gtest.h>
+#include <sched.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -18,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "cpu_threads.hpp"
 #include "task_grid.hpp"
 
 namespace {
@@ -162,6 +164,25 @@ TEST_F(Fr2Cli, ThreadsOption) {
   EXPECT_NE(output_.find("--threads"), std::string::npos) << output_;
   ASSERT_EQ(run(fr2_program, "--m 40 --n 30 --tile 8 --threads 3"), 0) << output_;
   EXPECT_NE(output_.find("threads        3"), std::string::npos) << output_;
+}
+
+// Pass rule: without --threads the program uses the CPUs of its affinity
+// mask (inherited from this process): all of them, then one when the mask
+// is cut to one CPU, whatever the machine's hardware thread count.
+TEST_F(Fr2Cli, DefaultThreadsFollowAffinity) {
+  ASSERT_EQ(run(fr2_program, "--m 40 --n 30 --tile 8 --json"), 0) << output_;
+  EXPECT_EQ(json_value(output_, "threads"), tiledqr::available_cpus()) << output_;
+  cpu_set_t mask, one;
+  ASSERT_EQ(sched_getaffinity(0, sizeof mask, &mask), 0);
+  int first = 0;
+  while (!CPU_ISSET(first, &mask)) ++first;
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+  const int code = run(fr2_program, "--m 40 --n 30 --tile 8 --json");
+  ASSERT_EQ(sched_setaffinity(0, sizeof mask, &mask), 0);
+  ASSERT_EQ(code, 0) << output_;
+  EXPECT_EQ(json_value(output_, "threads"), 1) << output_;
 }
 
 }  // namespace

@@ -7,6 +7,7 @@
 
 #include "threaded_executor.hpp"
 
+#include <cblas.h>
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -26,6 +27,7 @@
 #include <vector>
 
 #include "checks.hpp"
+#include "cpu_threads.hpp"
 #include "dag.hpp"
 #include "errors.hpp"
 #include "serial_executor.hpp"
@@ -309,7 +311,8 @@ TEST(ThreadedErrors, TaskExceptionReachesCaller) {
   expect_bit_identical(again, factor(a.data(), m, n, m, options));
 }
 
-// Pass rule: threads = 0 uses every hardware thread and gives FR1's result;
+// Pass rule: threads = 0 uses every CPU of the affinity mask and gives FR1's result;
+// the caller's OpenBLAS thread count (2) is the same after FR1 and FR2 as before;
 // negative thread counts and empty matrices are InputErrors.
 TEST(ThreadedErrors, ThreadCountsAndBadInput) {
   std::mt19937_64 rng(test_seed() + 9);
@@ -318,9 +321,13 @@ TEST(ThreadedErrors, ThreadCountsAndBadInput) {
   options.tile = 8;
   options.backend = test_backend(Backend::lapack);
   options.threads = 0;
+  openblas_set_num_threads(2);
+  const int blas_threads = openblas_get_num_threads();
   const Factorization<double> f = factor_threaded(a.data(), 50, 30, 50, options);
-  EXPECT_EQ(f.options.threads, int(std::max(1u, std::thread::hardware_concurrency())));
+  EXPECT_EQ(openblas_get_num_threads(), blas_threads);
+  EXPECT_EQ(f.options.threads, available_cpus());
   expect_bit_identical(f, factor(a.data(), 50, 30, 50, options));
+  EXPECT_EQ(openblas_get_num_threads(), blas_threads);
   options.threads = -1;
   EXPECT_THROW(factor_threaded(a.data(), 50, 30, 50, options), InputError);
   options.threads = 2;

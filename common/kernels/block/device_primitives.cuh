@@ -1,0 +1,49 @@
+// The few sm_90 instructions the block kernels are built from, as inline PTX:
+// the FP64 tensor-core product m16n8k4 and the asynchronous global → shared
+// copy (cp.async) with its commit/wait.
+#pragma once
+
+#include <cstdint>
+
+namespace tiledqr::kernels::block {
+
+// D (16, 8) += A (16, 4) · B (4, 8) on the FP64 tensor cores, one warp.
+// With g = lane / 4 and q = lane % 4, each lane holds
+//   a0 = A(g, q),  a1 = A(g + 8, q);
+//   b0 = B(q, g);
+//   d0 = D(g, 2q), d1 = D(g, 2q + 1), d2 = D(g + 8, 2q), d3 = D(g + 8, 2q + 1).
+__device__ __forceinline__ void mma_m16n8k4(double (&d)[4], double a0, double a1, double b0) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 "
+      "{%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
+      : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+      : "d"(a0), "d"(a1), "d"(b0));
+}
+
+__device__ __forceinline__ uint32_t shared_address(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// Copies `bytes` (4, 8 or 16) from global `src` to shared `dst` in the
+// background; with `valid` false it writes zeros and reads nothing, so
+// padding and masked entries cost no branch around the copy.
+template <int bytes>
+__device__ __forceinline__ void copy_async(void* dst, const void* src, bool valid) {
+  static_assert(bytes == 4 || bytes == 8 || bytes == 16, "cp.async copies 4, 8 or 16 bytes");
+  const int src_bytes = valid ? bytes : 0;
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(shared_address(dst)),
+               "l"(src), "n"(bytes), "r"(src_bytes)
+               : "memory");
+}
+
+__device__ __forceinline__ void commit_async_copies() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+
+// Waits until at most `pending` committed groups of this thread are in flight.
+template <int pending>
+__device__ __forceinline__ void wait_async_copies() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(pending) : "memory");
+}
+
+}  // namespace tiledqr::kernels::block

@@ -237,7 +237,7 @@ double cublas_batched_tflops(const Settings& s, const cudaDeviceProp& prop, cubl
   const std::size_t tile = std::size_t(nb) * nb;
   std::mt19937_64 engine(7);
   const DeviceVector<T> v(random_values<T>(tile, engine)), a2(random_values<T>(tile * tasks, engine));
-  const DeviceVector<T> w(std::vector<T>(tile * tasks));
+  const DeviceVector<T> w{std::vector<T>(tile * tasks)};
   const T one = 1, zero = 0, minus_one = -1;
   const Timing timing = time_launches(s, [&] {
     if constexpr (sizeof(T) == 8) {
@@ -260,7 +260,7 @@ double cublas_square_tflops(const Settings& s, cublasHandle_t handle, int n) {
   std::mt19937_64 engine(11);
   const std::size_t count = std::size_t(n) * n;
   const DeviceVector<double> a(random_values<double>(count, engine)), b(random_values<double>(count, engine));
-  const DeviceVector<double> c(std::vector<double>(count));
+  const DeviceVector<double> c{std::vector<double>(count)};
   const double one = 1, zero = 0;
   const Timing timing = time_launches(s, [&] {
     cublas_ok(cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a.data, n, b.data, n, &zero, c.data, n),

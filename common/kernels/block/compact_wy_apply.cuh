@@ -63,41 +63,56 @@ __device__ __forceinline__ int v_offset(int m, int j) {
 
 // Copies inner block b's V_b, T_b and A1_b into `stage` (asynchronously;
 // masked and padded entries become zeros, geqrt's unit diagonal a plain 1).
+// Trip counts are compile-time: the block has 2·NB threads.
 //   v  (m, k) col-major, ldv;  t (ib, k) col-major, ldt;  a1 (k, n) col-major, lda1.
 template <int NB, int IB, ReflectorShape shape>
 __device__ void stage_inner_block(double* stage, int b, int m, int n, int k, const double* v, int ldv,
                                   const double* t, int ldt, const double* a1, int lda1) {
   using L = MmaStageLayout<NB, IB>;
+  static_assert(L::threads == 2 * NB && L::threads % IB == 0 && (IB * IB) % L::threads == 0,
+                "the copy loops assume 2·NB threads, a multiple of IB");
+  const int tid = threadIdx.x;
   const int col0 = b * IB;
   const int kb = k - col0 < IB ? k - col0 : IB;
   double* vs = stage;
   double* ts = stage + L::v_elements;
   double* tops = ts + L::t_elements;
-  for (int idx = threadIdx.x; idx < NB * IB; idx += L::threads) {
-    const int r = idx % NB, j = idx / NB;  // consecutive threads read consecutive rows
-    bool valid = r < m && j < kb;
-    if (shape == ReflectorShape::unit_lower) {
-      if (valid && r == col0 + j) {
-        vs[v_offset<IB>(r, j)] = 1.0;
-        continue;
+  {  // V_b(r, j): consecutive threads copy consecutive rows.
+    const int r = tid % NB, j0 = tid / NB;
+    const int swizzle = (((r >> 1) & 3) << 1) ^ ((r & 1) << 2);
+    double* row = vs + r * IB + j0;
+    const double* src = v + std::size_t(col0 + j0) * ldv + r;
+#pragma unroll
+    for (int s = 0; s < IB / 2; ++s) {
+      const int j = j0 + 2 * s;  // v_offset(r, j) = r·IB + 2·(s ^ swizzle) + j0
+      double* dst = row + 2 * (s ^ swizzle);
+      bool valid = r < m && j < kb;
+      if (shape == ReflectorShape::unit_lower) {
+        if (valid && r == col0 + j) {
+          *dst = 1.0;
+          continue;
+        }
+        valid = valid && r > col0 + j;
       }
-      valid = valid && r > col0 + j;
+      copy_async<8>(dst, valid ? src + std::size_t(2 * s) * ldv : v, valid);
     }
-    const double* src = valid ? v + std::size_t(col0 + j) * ldv + r : v;
-    copy_async<8>(vs + v_offset<IB>(r, j), src, valid);
   }
-  for (int idx = threadIdx.x; idx < IB * IB; idx += L::threads) {
-    const int i = idx % IB, j = idx / IB;  // T_b(i, j), upper triangle only
-    const bool valid = i <= j && j < kb;
-    const double* src = valid ? t + std::size_t(col0 + j) * ldt + i : t;
-    copy_async<8>(ts + i * L::ld_t + j, src, valid);
+  {  // T_b(i, j), upper triangle only.
+    const int i = tid % IB, j0 = tid / IB;
+#pragma unroll
+    for (int s = 0; s < IB * IB / L::threads; ++s) {
+      const int j = j0 + s * (L::threads / IB);
+      const bool valid = i <= j && j < kb;
+      copy_async<8>(ts + i * L::ld_t + j, valid ? t + std::size_t(col0 + j) * ldt + i : t, valid);
+    }
   }
-  if (shape == ReflectorShape::full) {
-    for (int idx = threadIdx.x; idx < IB * NB; idx += L::threads) {
-      const int j = idx % IB, c = idx / IB;
+  if (shape == ReflectorShape::full) {  // A1_b(j, c) → tops[c][j]
+    const int j = tid % IB, c0 = tid / IB;
+#pragma unroll
+    for (int s = 0; s < IB / 2; ++s) {
+      const int c = c0 + s * (L::threads / IB);
       const bool valid = j < kb && c < n;
-      const double* src = valid ? a1 + std::size_t(c) * lda1 + col0 + j : a1;
-      copy_async<8>(tops + c * L::ld_top + j, src, valid);
+      copy_async<8>(tops + c * L::ld_top + j, valid ? a1 + std::size_t(c) * lda1 + col0 + j : a1, valid);
     }
   }
 }
@@ -112,6 +127,8 @@ __device__ void stage_inner_block(double* stage, int b, int m, int n, int k, con
 // Preconditions (checked by the launchers): m, n, k ≤ NB; ib = IB.
 // `transpose` is a template argument so that every register index below is
 // a compile-time constant (a run-time one would move wt to local memory).
+// Each m16n8k8 takes a lane's two k slots q and q + 4 as the pair e = 0, 1
+// of adjacent rows (or columns) that the lane holds.
 template <int NB, int IB, ReflectorShape shape, bool transpose>
 __device__ void apply_compact_wy_mma(int m, int n, int k, const double* v, int ldv,
                                      const double* t, int ldt, double* a1, int lda1, double* c,
@@ -124,7 +141,29 @@ __device__ void apply_compact_wy_mma(int m, int n, int k, const double* v, int l
   const int n0 = 16 * (threadIdx.x >> 5);
   const int blocks = (k + IB - 1) / IB;
 
-  // cᵀ (16, NB) of this warp: ct[mt][r] = C(8mt + 2q + r%2, n0 + g + 8(r/2)).
+  // v_offset rewritten as a per-lane base plus a compile-time offset. For
+  // Wᵀ = Cᵀ V_b the lane reads V_b(8mt + 2q + e, g + 8jt): the swizzle
+  // s = 2q ^ 4e flips the low bits of g/2 and, through bit 2, swaps odd and
+  // even jt; for Cᵀ −= Wᵀ V_bᵀ it reads the pair V_b(g + 8mt, 8jt + 2q + {0, 1}).
+  int w_base[2][2];  // [e][jt & 1]
+#pragma unroll
+  for (int e = 0; e < 2; ++e) {
+    const int s = (2 * q) ^ (4 * e);
+    const int base = (2 * q + e) * IB + 2 * ((g >> 1) ^ (s & 3)) + (g & 1);
+    const int swap = 8 * (s >> 2);
+    w_base[e][0] = base + swap;
+    w_base[e][1] = base - swap;
+  }
+  int c_base[2];  // [jt & 1]
+  {
+    const int s = (((g >> 1) & 3) << 1) ^ ((g & 1) << 2);
+    const int base = g * IB + 2 * (q ^ (s & 3));
+    const int swap = 8 * (s >> 2);
+    c_base[0] = base + swap;
+    c_base[1] = base - swap;
+  }
+
+  // Cᵀ (16, NB) of this warp: ct[mt][r] = C(8mt + 2q + r%2, n0 + g + 8(r/2)).
   double ct[m_tiles][4];
   // Wᵀ (16, IB): wt[jt][r] = Wᵀ(g + 8(r/2), 8jt + 2q + r%2).
   double wt[j_tiles][4];
@@ -145,7 +184,7 @@ __device__ void apply_compact_wy_mma(int m, int n, int k, const double* v, int l
 
   for (int step = 0; step < blocks; ++step) {
     const int b = block_at(step);
-    int s = L::stages == 2 ? step & 1 : 0;
+    const int s = L::stages == 2 ? step & 1 : 0;
     if (L::stages == 2) {
       if (step + 1 < blocks)
         stage_inner_block<NB, IB, shape>(stage_of(s ^ 1), block_at(step + 1), m, n, k, v, ldv, t,
@@ -164,7 +203,7 @@ __device__ void apply_compact_wy_mma(int m, int n, int k, const double* v, int l
     const double* ts = vs + L::v_elements;
     const double* tops = ts + L::t_elements;
 
-    // Wᵀ = Cᵀ V_b: k slot q of step (mt, e) is row 8mt + 2q + e of C.
+    // Wᵀ = Cᵀ V_b: k slots q, q + 4 of step mt are rows 8mt + 2q + {0, 1} of C.
 #pragma unroll
     for (int jt = 0; jt < j_tiles; ++jt)
 #pragma unroll
@@ -172,11 +211,10 @@ __device__ void apply_compact_wy_mma(int m, int n, int k, const double* v, int l
 #pragma unroll
     for (int mt = 0; mt < m_tiles; ++mt)
 #pragma unroll
-      for (int e = 0; e < 2; ++e) {
-        const int row = 8 * mt + 2 * q + e;
-#pragma unroll
-        for (int jt = 0; jt < j_tiles; ++jt)
-          mma_m16n8k4(wt[jt], ct[mt][e], ct[mt][2 + e], vs[v_offset<IB>(row, g + 8 * jt)]);
+      for (int jt = 0; jt < j_tiles; ++jt) {
+        const int offset = 8 * mt * IB + 8 * jt;
+        mma_m16n8k8(wt[jt], ct[mt][0], ct[mt][2], ct[mt][1], ct[mt][3],
+                    vs[w_base[0][jt & 1] + offset], vs[w_base[1][jt & 1] + offset]);
       }
 
     // Wᵀ += A1_bᵀ (tsmqr).
@@ -185,8 +223,8 @@ __device__ void apply_compact_wy_mma(int m, int n, int k, const double* v, int l
       for (int jt = 0; jt < j_tiles; ++jt)
 #pragma unroll
         for (int h = 0; h < 2; ++h) {
-          const double2 top =
-              *reinterpret_cast<const double2*>(tops + (g + 8 * h) * L::ld_top + 8 * jt + 2 * q);
+          const double2 top = *reinterpret_cast<const double2*>(
+              tops + (n0 + g + 8 * h) * L::ld_top + 8 * jt + 2 * q);
           wt[jt][2 * h] += top.x;
           wt[jt][2 * h + 1] += top.y;
         }
@@ -203,12 +241,10 @@ __device__ void apply_compact_wy_mma(int m, int n, int k, const double* v, int l
 #pragma unroll
       for (int jt = 0; jt < j_tiles; ++jt) {
         if (transpose ? jt > out : jt < out) continue;
-#pragma unroll
-        for (int e = 0; e < 2; ++e) {
-          const int j = 8 * jt + 2 * q + e, jo = g + 8 * out;
-          const double tb = transpose ? ts[j * L::ld_t + jo] : ts[jo * L::ld_t + j];
-          mma_m16n8k4(z, wt[jt][e], wt[jt][2 + e], tb);
-        }
+        const int j = 8 * jt + 2 * q, jo = g + 8 * out;
+        const double t0 = transpose ? ts[j * L::ld_t + jo] : ts[jo * L::ld_t + j];
+        const double t1 = transpose ? ts[(j + 1) * L::ld_t + jo] : ts[jo * L::ld_t + j + 1];
+        mma_m16n8k8(z, wt[jt][0], wt[jt][2], wt[jt][1], wt[jt][3], t0, t1);
       }
 #pragma unroll
       for (int r = 0; r < 4; ++r) wt[out][r] = z[r];
@@ -221,24 +257,22 @@ __device__ void apply_compact_wy_mma(int m, int n, int k, const double* v, int l
       for (int jt = 0; jt < j_tiles; ++jt)
 #pragma unroll
         for (int r = 0; r < 4; ++r) {
-          const int j = 8 * jt + 2 * q + (r & 1), col = g + 8 * (r >> 1);
-          if (col0 + j < k && n0 + col < n)
-            a1[std::size_t(n0 + col) * lda1 + col0 + j] =
-                tops[(n0 + col) * L::ld_top + j] - wt[jt][r];
+          const int j = 8 * jt + 2 * q + (r & 1), col = n0 + g + 8 * (r >> 1);
+          if (col0 + j < k && col < n)
+            a1[std::size_t(col) * lda1 + col0 + j] = tops[col * L::ld_top + j] - wt[jt][r];
         }
     }
 
-    // Cᵀ −= Wᵀ V_bᵀ: k slot q of step (jt, e) is column 8jt + 2q + e of W;
-    // the two e share one 16-byte read of V_b.
+    // Cᵀ −= Wᵀ V_bᵀ: k slots q, q + 4 of step jt are columns 8jt + 2q + {0, 1}
+    // of W, one 16-byte read of V_b.
 #pragma unroll
     for (int jt = 0; jt < j_tiles; ++jt) {
       const double w0 = -wt[jt][0], w1 = -wt[jt][1], w2 = -wt[jt][2], w3 = -wt[jt][3];
 #pragma unroll
       for (int mt = 0; mt < m_tiles; ++mt) {
         const double2 vb =
-            *reinterpret_cast<const double2*>(vs + v_offset<IB>(g + 8 * mt, 8 * jt + 2 * q));
-        mma_m16n8k4(ct[mt], w0, w2, vb.x);
-        mma_m16n8k4(ct[mt], w1, w3, vb.y);
+            *reinterpret_cast<const double2*>(vs + c_base[jt & 1] + 8 * mt * IB + 8 * jt);
+        mma_m16n8k8(ct[mt], w0, w2, w1, w3, vb.x, vb.y);
       }
     }
     __syncthreads();  // the stage is refilled next step

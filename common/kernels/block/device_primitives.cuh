@@ -1,5 +1,5 @@
 // The few sm_90 instructions the block kernels are built from, as inline PTX:
-// the FP64 tensor-core product m16n8k4 and the asynchronous global → shared
+// the FP64 tensor-core products m16n8k4 and m16n8k8 and the asynchronous global → shared
 // copy (cp.async) with its commit/wait.
 #pragma once
 
@@ -18,6 +18,19 @@ __device__ __forceinline__ void mma_m16n8k4(double (&d)[4], double a0, double a1
       "{%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
       : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
       : "d"(a0), "d"(a1), "d"(b0));
+}
+
+// D (16, 8) += A (16, 8) · B (8, 8), one warp; with g and q as above,
+//   a0 = A(g, q), a1 = A(g + 8, q), a2 = A(g, q + 4), a3 = A(g + 8, q + 4);
+//   b0 = B(q, g), b1 = B(q + 4, g);  d as for m16n8k4.
+// The callers pass the two k slots of a lane (q and q + 4) as pairs.
+__device__ __forceinline__ void mma_m16n8k8(double (&d)[4], double a0, double a1, double a2, double a3,
+                                            double b0, double b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 "
+      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+      : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+      : "d"(a0), "d"(a1), "d"(a2), "d"(a3), "d"(b0), "d"(b1));
 }
 
 __device__ __forceinline__ uint32_t shared_address(const void* p) {

@@ -12,7 +12,7 @@
 namespace tiledqr::kernels::block {
 
 // [A1; A2] ← Qᵀ [A1; A2] (transpose) or Q [A1; A2], Q = I − V T Vᵀ block by
-// block of ib columns, V = [I; V2] (Buttari et al. 2009 §3, DSSRFB):
+// block of ib columns, V = [I; V2] (seed 000: DSSRFB):
 //   m, n, k ≤ NB, ib = IB;
 //   v      (m, k) col-major, ldv ≥ m: V2 from tsqrt (LAPACK ?tpqrt, l = 0);
 //   t      (IB, k) col-major, ldt ≥ IB: the upper triangular T of each

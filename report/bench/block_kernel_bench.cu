@@ -321,6 +321,7 @@ int main(int argc, char** argv) {
     std::vector<std::function<Row()>> cases = {
         [&] { return measure_update<double, 128, 32>(s, prop, true); },
         [&] { return measure_update<double, 128, 16>(s, prop, true); },
+        [&] { return measure_update<double, 128, 64>(s, prop, true); },
         [&] { return measure_update<double, 64, 16>(s, prop, true); },
         [&] { return measure_update<double, 64, 32>(s, prop, true); },
         [&] { return measure_update<double, 128, 32>(s, prop, false); },

@@ -6,18 +6,16 @@
 // Seed 000's DSSRFB/DLARFB as block reflectors; its Algorithm 3 is the same
 // update one reflector at a time.
 //
-// Double (tensor cores). The block has NB/8 warps; each 16-column slice
-// n0 … n0 + 15 of C belongs to two warps, one per half of its rows, which
-// keep their part of C in registers for the whole task, as the accumulator
-// of Cᵀ(16, NB/2) −= Wᵀ(16, IB) · V_bᵀ(IB, NB/2). The other two products are
-// written transposed too, Wᵀ = Cᵀ V_b and Wᵀ ← Wᵀ T_b, so that every operand
-// a warp needs from another product is already in its registers in the
-// right place: the sum over the inner dimension may run in any order, and
-// each mma's k slots are assigned to rows (or columns) so that the
-// accumulator layout of one product is the operand layout of the next. Only
-// V_b, T_b, A1_b and the two halves' parts of Wᵀ pass through shared memory;
-// V_b, T_b and A1_b are copied asynchronously one inner block ahead
-// (double-buffered where it fits).
+// Double (tensor cores). The block has NB/16 warps; warp w owns the columns
+// n0 = 16w … n0 + 15 of C and keeps C(:, those columns) in registers for the
+// whole task, as the accumulator of C ᵀ(16, NB) −= Wᵀ(16, IB) · V_bᵀ(IB, NB).
+// The other two products are written transposed too, Wᵀ = Cᵀ V_b and
+// Wᵀ ← Wᵀ T_b, so that every operand a warp needs from another product is
+// already in its registers in the right place: the sum over the inner
+// dimension may run in any order, and each mma's k slots are assigned to rows
+// (or columns) so that the accumulator layout of one product is the operand
+// layout of the next. Only V_b, T_b and A1_b come through shared memory,
+// copied asynchronously one inner block ahead (double-buffered when it fits).
 #pragma once
 
 #include <cstddef>
@@ -31,16 +29,13 @@ namespace tiledqr::kernels::block {
 // trapezoidal V of geqrt whose upper triangle holds R (ormqr).
 enum class ReflectorShape { full, unit_lower };
 
-// Warps and shared memory of the tensor-core path. Two warps share each
-// 16-column slice of C, one per half of its rows (NB/8 warps), so that C
-// takes 64 registers a lane at NB = 128 and 16 warps fit on an SM.
+// Shared-memory layout of one inner block for the tensor-core path.
 template <int NB, int IB>
 struct MmaStageLayout {
-  static_assert(NB % 16 == 0 && NB >= 32 && NB <= 128,
-                "the register-resident C needs NB a multiple of 16, 32 ≤ NB ≤ 128");
+  static_assert(NB % 16 == 0 && NB >= 16 && NB <= 128,
+                "the register-resident C needs NB a multiple of 16, at most 128");
   static_assert(IB % 16 == 0 && IB >= 16 && IB <= NB, "IB must be a multiple of 16, 16 ≤ IB ≤ NB");
-  static constexpr int column_slices = NB / 16;
-  static constexpr int warps = 2 * column_slices;
+  static constexpr int warps = NB / 16;
   static constexpr int threads = 32 * warps;
   // V_b (NB, IB) row-major, ld = IB, 16-byte units XOR-swizzled (v_offset).
   static constexpr int v_elements = NB * IB;
@@ -51,14 +46,8 @@ struct MmaStageLayout {
   static constexpr int ld_top = IB + 8;
   static constexpr int top_elements = NB * ld_top;
   static constexpr int stage_elements = v_elements + t_elements + top_elements;
-  // Wᵀ (16, IB) of each column slice passed between its two warps, lane-major.
-  static constexpr int exchange_elements = column_slices * (IB / 2) * 32;
-  static constexpr int max_elements = 227 * 1024 / 8;
-  static constexpr int stages = 2 * stage_elements + exchange_elements <= max_elements ? 2 : 1;
-  static constexpr std::size_t shared_bytes =
-      (std::size_t(stages) * stage_elements + exchange_elements) * sizeof(double);
-  static_assert(stage_elements + exchange_elements <= max_elements,
-                "one stage and the exchange must fit in 227 KB of shared memory (IB ≤ 32 at NB = 128)");
+  static constexpr int stages = 2 * stage_elements * 8 <= 220 * 1024 ? 2 : 1;
+  static constexpr std::size_t shared_bytes = std::size_t(stages) * stage_elements * sizeof(double);
   static_assert(stage_elements % 2 == 0, "stages must stay 16-byte aligned");
 };
 
@@ -74,15 +63,14 @@ __device__ __forceinline__ int v_offset(int m, int j) {
 
 // Copies inner block b's V_b, T_b and A1_b into `stage` (asynchronously;
 // masked and padded entries become zeros, geqrt's unit diagonal a plain 1).
-// Trip counts are compile-time: the block has 4·NB threads.
+// Trip counts are compile-time: the block has 2·NB threads.
 //   v  (m, k) col-major, ldv;  t (ib, k) col-major, ldt;  a1 (k, n) col-major, lda1.
 template <int NB, int IB, ReflectorShape shape>
 __device__ void stage_inner_block(double* stage, int b, int m, int n, int k, const double* v, int ldv,
                                   const double* t, int ldt, const double* a1, int lda1) {
   using L = MmaStageLayout<NB, IB>;
-  constexpr int rows_per_pass = L::threads / NB;  // columns of V_b per pass
-  static_assert(L::threads % NB == 0 && L::threads % IB == 0 && IB % rows_per_pass == 0,
-                "the copy loops assume a thread count that is a multiple of NB and IB");
+  static_assert(L::threads == 2 * NB && L::threads % IB == 0 && (IB * IB) % L::threads == 0,
+                "the copy loops assume 2·NB threads, a multiple of IB");
   const int tid = threadIdx.x;
   const int col0 = b * IB;
   const int kb = k - col0 < IB ? k - col0 : IB;
@@ -91,11 +79,13 @@ __device__ void stage_inner_block(double* stage, int b, int m, int n, int k, con
   double* tops = ts + L::t_elements;
   {  // V_b(r, j): consecutive threads copy consecutive rows.
     const int r = tid % NB, j0 = tid / NB;
+    const int swizzle = (((r >> 1) & 3) << 1) ^ ((r & 1) << 2);
+    double* row = vs + r * IB + j0;
     const double* src = v + std::size_t(col0 + j0) * ldv + r;
 #pragma unroll
-    for (int s = 0; s < IB / rows_per_pass; ++s) {
-      const int j = j0 + rows_per_pass * s;
-      double* dst = vs + v_offset<IB>(r, j);
+    for (int s = 0; s < IB / 2; ++s) {
+      const int j = j0 + 2 * s;  // v_offset(r, j) = r·IB + 2·(s ^ swizzle) + j0
+      double* dst = row + 2 * (s ^ swizzle);
       bool valid = r < m && j < kb;
       if (shape == ReflectorShape::unit_lower) {
         if (valid && r == col0 + j) {
@@ -104,26 +94,37 @@ __device__ void stage_inner_block(double* stage, int b, int m, int n, int k, con
         }
         valid = valid && r > col0 + j;
       }
-      copy_async<8>(dst, valid ? src + std::size_t(rows_per_pass * s) * ldv : v, valid);
+      copy_async<8>(dst, valid ? src + std::size_t(2 * s) * ldv : v, valid);
     }
   }
   {  // T_b(i, j), upper triangle only.
     const int i = tid % IB, j0 = tid / IB;
 #pragma unroll
-    for (int s = 0; s < (IB * IB + L::threads - 1) / L::threads; ++s) {
+    for (int s = 0; s < IB * IB / L::threads; ++s) {
       const int j = j0 + s * (L::threads / IB);
-      if (j >= IB) break;
       const bool valid = i <= j && j < kb;
       copy_async<8>(ts + i * L::ld_t + j, valid ? t + std::size_t(col0 + j) * ldt + i : t, valid);
     }
   }
   if (shape == ReflectorShape::full) {  // A1_b(j, c) → tops[c][j]
-    const int j = tid % IB, c0 = tid / IB;
+    if (columns_16_byte_aligned(a1, lda1)) {  // pairs of rows, 16 bytes a copy
+      constexpr int pairs = IB / 2;
+      const int j = 2 * (tid % pairs), c0 = tid / pairs;
 #pragma unroll
-    for (int s = 0; s < IB * NB / L::threads; ++s) {
-      const int c = c0 + s * (L::threads / IB);
-      const bool valid = j < kb && c < n;
-      copy_async<8>(tops + c * L::ld_top + j, valid ? a1 + std::size_t(c) * lda1 + col0 + j : a1, valid);
+      for (int s = 0; s < IB / 4; ++s) {
+        const int c = c0 + s * (L::threads / pairs);
+        const int rows = c < n ? (kb - j >= 2 ? 2 : (kb - j == 1 ? 1 : 0)) : 0;
+        copy_async<16>(tops + c * L::ld_top + j, rows > 0 ? a1 + std::size_t(c) * lda1 + col0 + j : a1,
+                       8 * rows);
+      }
+    } else {
+      const int j = tid % IB, c0 = tid / IB;
+#pragma unroll
+      for (int s = 0; s < IB / 2; ++s) {
+        const int c = c0 + s * (L::threads / IB);
+        const bool valid = j < kb && c < n;
+        copy_async<8>(tops + c * L::ld_top + j, valid ? a1 + std::size_t(c) * lda1 + col0 + j : a1, valid);
+      }
     }
   }
 }
@@ -140,38 +141,27 @@ __device__ void stage_inner_block(double* stage, int b, int m, int n, int k, con
 // a compile-time constant (a run-time one would move wt to local memory).
 // Each m16n8k8 takes a lane's two k slots q and q + 4 as the pair e = 0, 1
 // of adjacent rows (or columns) that the lane holds.
-//
-// Per inner block: both warps of a column slice form Wᵀ over their rows;
-// the lower half's warp passes its part through shared memory, the upper
-// half's warp adds it, applies T_b (and updates A1_b) and passes the result
-// back; both then update their rows of C.
 template <int NB, int IB, ReflectorShape shape, bool transpose>
 __device__ void apply_compact_wy_mma(int m, int n, int k, const double* v, int ldv,
                                      const double* t, int ldt, double* a1, int lda1, double* c,
                                      int ldc, double* shared) {
   using L = MmaStageLayout<NB, IB>;
-  constexpr int m_tiles = NB / 16;  // 8-row slices of C in a half
-  constexpr int j_tiles = IB / 8;   // 8-column slices of W
+  constexpr int m_tiles = NB / 8;  // 8-row slices of C
+  constexpr int j_tiles = IB / 8;  // 8-column slices of W
   const int lane = threadIdx.x & 31;
   const int g = lane >> 2, q = lane & 3;
-  const int warp = threadIdx.x >> 5;
-  const int slice = warp % L::column_slices;
-  const bool upper = warp < L::column_slices;  // rows 0 … NB/2 − 1
-  const int n0 = 16 * slice;
-  const int row0 = upper ? 0 : NB / 2;
+  const int n0 = 16 * (threadIdx.x >> 5);
   const int blocks = (k + IB - 1) / IB;
-  double* exchange = shared + L::stages * L::stage_elements + slice * (IB / 2) * 32 + lane;
 
   // v_offset rewritten as a per-lane base plus a compile-time offset. For
-  // Wᵀ = Cᵀ V_b the lane reads V_b(row0 + 8mt + 2q + e, g + 8jt): the
-  // swizzle s = 2q ^ 4e flips the low bits of g/2 and, through bit 2, swaps
-  // odd and even jt; for Cᵀ −= Wᵀ V_bᵀ it reads the pair
-  // V_b(row0 + g + 8mt, 8jt + 2q + {0, 1}).
+  // Wᵀ = Cᵀ V_b the lane reads V_b(8mt + 2q + e, g + 8jt): the swizzle
+  // s = 2q ^ 4e flips the low bits of g/2 and, through bit 2, swaps odd and
+  // even jt; for Cᵀ −= Wᵀ V_bᵀ it reads the pair V_b(g + 8mt, 8jt + 2q + {0, 1}).
   int w_base[2][2];  // [e][jt & 1]
 #pragma unroll
   for (int e = 0; e < 2; ++e) {
     const int s = (2 * q) ^ (4 * e);
-    const int base = (row0 + 2 * q + e) * IB + 2 * ((g >> 1) ^ (s & 3)) + (g & 1);
+    const int base = (2 * q + e) * IB + 2 * ((g >> 1) ^ (s & 3)) + (g & 1);
     const int swap = 8 * (s >> 2);
     w_base[e][0] = base + swap;
     w_base[e][1] = base - swap;
@@ -179,13 +169,13 @@ __device__ void apply_compact_wy_mma(int m, int n, int k, const double* v, int l
   int c_base[2];  // [jt & 1]
   {
     const int s = (((g >> 1) & 3) << 1) ^ ((g & 1) << 2);
-    const int base = (row0 + g) * IB + 2 * (q ^ (s & 3));
+    const int base = g * IB + 2 * (q ^ (s & 3));
     const int swap = 8 * (s >> 2);
     c_base[0] = base + swap;
     c_base[1] = base - swap;
   }
 
-  // This warp's Cᵀ (16, NB/2): ct[mt][r] = C(row0 + 8mt + 2q + r%2, n0 + g + 8(r/2)).
+  // Cᵀ (16, NB) of this warp: ct[mt][r] = C(8mt + 2q + r%2, n0 + g + 8(r/2)).
   double ct[m_tiles][4];
   // Wᵀ (16, IB): wt[jt][r] = Wᵀ(g + 8(r/2), 8jt + 2q + r%2).
   double wt[j_tiles][4];
@@ -196,34 +186,51 @@ __device__ void apply_compact_wy_mma(int m, int n, int k, const double* v, int l
     stage_inner_block<NB, IB, shape>(stage_of(0), block_at(0), m, n, k, v, ldv, t, ldt, a1, lda1);
   commit_async_copies();
 
+  // C's rows 8mt + 2q and 8mt + 2q + 1 are adjacent: 16-byte accesses for a
+  // full tile with aligned columns.
+  const bool c_pairs = columns_16_byte_aligned(c, ldc) && m == NB && n == NB;
+  if (c_pairs) {
 #pragma unroll
-  for (int mt = 0; mt < m_tiles; ++mt)
+    for (int mt = 0; mt < m_tiles; ++mt)
 #pragma unroll
-    for (int r = 0; r < 4; ++r) {
-      const int row = row0 + 8 * mt + 2 * q + (r & 1), col = n0 + g + 8 * (r >> 1);
-      ct[mt][r] = row < m && col < n ? c[std::size_t(col) * ldc + row] : 0.0;
-    }
+      for (int h = 0; h < 2; ++h) {
+        const double2 pair = *reinterpret_cast<const double2*>(
+            c + std::size_t(n0 + g + 8 * h) * ldc + 8 * mt + 2 * q);
+        ct[mt][2 * h] = pair.x;
+        ct[mt][2 * h + 1] = pair.y;
+      }
+  } else {
+#pragma unroll
+    for (int mt = 0; mt < m_tiles; ++mt)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        const int row = 8 * mt + 2 * q + (r & 1), col = n0 + g + 8 * (r >> 1);
+        ct[mt][r] = row < m && col < n ? c[std::size_t(col) * ldc + row] : 0.0;
+      }
+  }
 
   for (int step = 0; step < blocks; ++step) {
     const int b = block_at(step);
     const int s = L::stages == 2 ? step & 1 : 0;
-    wait_async_copies<0>();
-    __syncthreads();  // stage s is complete, and every warp is done with step − 1
-    if (step + 1 < blocks) {
-      // The other stage was last read in step − 1 (one stage: this one, read
-      // below, so the copy waits for the end of this step).
-      if (L::stages == 2) {
+    if (L::stages == 2) {
+      if (step + 1 < blocks)
         stage_inner_block<NB, IB, shape>(stage_of(s ^ 1), block_at(step + 1), m, n, k, v, ldv, t,
                                          ldt, a1, lda1);
+      commit_async_copies();
+      wait_async_copies<1>();
+    } else {
+      if (step > 0) {
+        stage_inner_block<NB, IB, shape>(stage_of(0), b, m, n, k, v, ldv, t, ldt, a1, lda1);
         commit_async_copies();
       }
+      wait_async_copies<0>();
     }
+    __syncthreads();
     const double* vs = stage_of(s);
     const double* ts = vs + L::v_elements;
     const double* tops = ts + L::t_elements;
 
-    // Wᵀ = Cᵀ V_b over this half's rows: k slots q, q + 4 of step mt are
-    // rows row0 + 8mt + 2q + {0, 1} of C.
+    // Wᵀ = Cᵀ V_b: k slots q, q + 4 of step mt are rows 8mt + 2q + {0, 1} of C.
 #pragma unroll
     for (int jt = 0; jt < j_tiles; ++jt)
 #pragma unroll
@@ -236,79 +243,63 @@ __device__ void apply_compact_wy_mma(int m, int n, int k, const double* v, int l
         mma_m16n8k8(wt[jt], ct[mt][0], ct[mt][2], ct[mt][1], ct[mt][3],
                     vs[w_base[0][jt & 1] + offset], vs[w_base[1][jt & 1] + offset]);
       }
-    if (!upper) {
+
+    // Wᵀ += A1_bᵀ (tsmqr).
+    if (shape == ReflectorShape::full) {
 #pragma unroll
       for (int jt = 0; jt < j_tiles; ++jt)
 #pragma unroll
-        for (int r = 0; r < 4; ++r) exchange[(4 * jt + r) * 32] = wt[jt][r];
-    }
-    __syncthreads();
-
-    if (upper) {
-      // Wᵀ += the lower half's part [+ A1_bᵀ (tsmqr)].
-#pragma unroll
-      for (int jt = 0; jt < j_tiles; ++jt)
-#pragma unroll
-        for (int r = 0; r < 4; ++r) wt[jt][r] += exchange[(4 * jt + r) * 32];
-      if (shape == ReflectorShape::full) {
-#pragma unroll
-        for (int jt = 0; jt < j_tiles; ++jt)
-#pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            const double2 top = *reinterpret_cast<const double2*>(
-                tops + (n0 + g + 8 * h) * L::ld_top + 8 * jt + 2 * q);
-            wt[jt][2 * h] += top.x;
-            wt[jt][2 * h + 1] += top.y;
-          }
-      }
-
-      // Wᵀ ← Wᵀ T_b (Qᵀ) or Wᵀ T_bᵀ (Q), in place: column tile jt' of the
-      // product needs the tiles jt ≤ jt' (T_b upper) or jt ≥ jt' (T_bᵀ
-      // lower), so they are formed from the last (first) tile on and each
-      // overwrites a tile no later one reads.
-#pragma unroll
-      for (int s2 = 0; s2 < j_tiles; ++s2) {
-        const int out = transpose ? j_tiles - 1 - s2 : s2;
-        double z[4] = {0.0, 0.0, 0.0, 0.0};
-#pragma unroll
-        for (int jt = 0; jt < j_tiles; ++jt) {
-          if (transpose ? jt > out : jt < out) continue;
-          const int j = 8 * jt + 2 * q, jo = g + 8 * out;
-          const double t0 = transpose ? ts[j * L::ld_t + jo] : ts[jo * L::ld_t + j];
-          const double t1 = transpose ? ts[(j + 1) * L::ld_t + jo] : ts[jo * L::ld_t + j + 1];
-          mma_m16n8k8(z, wt[jt][0], wt[jt][2], wt[jt][1], wt[jt][3], t0, t1);
+        for (int h = 0; h < 2; ++h) {
+          const double2 top = *reinterpret_cast<const double2*>(
+              tops + (n0 + g + 8 * h) * L::ld_top + 8 * jt + 2 * q);
+          wt[jt][2 * h] += top.x;
+          wt[jt][2 * h + 1] += top.y;
         }
-#pragma unroll
-        for (int r = 0; r < 4; ++r) wt[out][r] = z[r];
-      }
+    }
 
-      // A1_b −= W (tsmqr): A1(col0 + j, col) = A1_b(j, col) − Wᵀ(col − n0, j).
-      if (shape == ReflectorShape::full) {
-        const int col0 = b * IB;
+    // Wᵀ ← Wᵀ T_b (Qᵀ) or Wᵀ T_bᵀ (Q), in place: column tile jt' of the
+    // product needs the tiles jt ≤ jt' (T_b upper) or jt ≥ jt' (T_bᵀ lower),
+    // so they are formed from the last (first) tile on and each overwrites a
+    // tile no later one reads.
 #pragma unroll
-        for (int jt = 0; jt < j_tiles; ++jt)
+    for (int s2 = 0; s2 < j_tiles; ++s2) {
+      const int out = transpose ? j_tiles - 1 - s2 : s2;
+      double z[4] = {0.0, 0.0, 0.0, 0.0};
 #pragma unroll
-          for (int r = 0; r < 4; ++r) {
-            const int j = 8 * jt + 2 * q + (r & 1), col = n0 + g + 8 * (r >> 1);
-            if (col0 + j < k && col < n)
-              a1[std::size_t(col) * lda1 + col0 + j] = tops[col * L::ld_top + j] - wt[jt][r];
+      for (int jt = 0; jt < j_tiles; ++jt) {
+        if (transpose ? jt > out : jt < out) continue;
+        const int j = 8 * jt + 2 * q, jo = g + 8 * out;
+        const double t0 = transpose ? ts[j * L::ld_t + jo] : ts[jo * L::ld_t + j];
+        const double t1 = transpose ? ts[(j + 1) * L::ld_t + jo] : ts[jo * L::ld_t + j + 1];
+        mma_m16n8k8(z, wt[jt][0], wt[jt][2], wt[jt][1], wt[jt][3], t0, t1);
+      }
+#pragma unroll
+      for (int r = 0; r < 4; ++r) wt[out][r] = z[r];
+    }
+
+    // A1_b −= W (tsmqr): A1(col0 + j, n0 + col) = A1_b(j, col) − Wᵀ(col, j).
+    if (shape == ReflectorShape::full) {
+      const int col0 = b * IB;
+      const bool a1_pairs = columns_16_byte_aligned(a1, lda1);  // col0 + j is even
+#pragma unroll
+      for (int jt = 0; jt < j_tiles; ++jt)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const int j = 8 * jt + 2 * q, col = n0 + g + 8 * h;
+          const double2 top = *reinterpret_cast<const double2*>(tops + col * L::ld_top + j);
+          const double2 updated = make_double2(top.x - wt[jt][2 * h], top.y - wt[jt][2 * h + 1]);
+          double* p = a1 + std::size_t(col) * lda1 + col0 + j;
+          if (a1_pairs && col0 + j + 1 < k && col < n) {
+            *reinterpret_cast<double2*>(p) = updated;
+          } else {
+            if (col0 + j < k && col < n) p[0] = updated.x;
+            if (col0 + j + 1 < k && col < n) p[1] = updated.y;
           }
-      }
-#pragma unroll
-      for (int jt = 0; jt < j_tiles; ++jt)
-#pragma unroll
-        for (int r = 0; r < 4; ++r) exchange[(4 * jt + r) * 32] = wt[jt][r];
-    }
-    __syncthreads();
-    if (!upper) {
-#pragma unroll
-      for (int jt = 0; jt < j_tiles; ++jt)
-#pragma unroll
-        for (int r = 0; r < 4; ++r) wt[jt][r] = exchange[(4 * jt + r) * 32];
+        }
     }
 
-    // Cᵀ −= Wᵀ V_bᵀ over this half's rows: k slots q, q + 4 of step jt are
-    // columns 8jt + 2q + {0, 1} of W, one 16-byte read of V_b.
+    // Cᵀ −= Wᵀ V_bᵀ: k slots q, q + 4 of step jt are columns 8jt + 2q + {0, 1}
+    // of W, one 16-byte read of V_b.
 #pragma unroll
     for (int jt = 0; jt < j_tiles; ++jt) {
       const double w0 = -wt[jt][0], w1 = -wt[jt][1], w2 = -wt[jt][2], w3 = -wt[jt][3];
@@ -319,21 +310,25 @@ __device__ void apply_compact_wy_mma(int m, int n, int k, const double* v, int l
         mma_m16n8k8(ct[mt], w0, w2, w1, w3, vb.x, vb.y);
       }
     }
-    if (L::stages == 1 && step + 1 < blocks) {
-      __syncthreads();  // every warp is done with the one stage
-      stage_inner_block<NB, IB, shape>(stage_of(0), block_at(step + 1), m, n, k, v, ldv, t, ldt, a1,
-                                       lda1);
-      commit_async_copies();
-    }
+    __syncthreads();  // the stage is refilled next step
   }
 
+  if (c_pairs) {
 #pragma unroll
-  for (int mt = 0; mt < m_tiles; ++mt)
+    for (int mt = 0; mt < m_tiles; ++mt)
 #pragma unroll
-    for (int r = 0; r < 4; ++r) {
-      const int row = row0 + 8 * mt + 2 * q + (r & 1), col = n0 + g + 8 * (r >> 1);
-      if (row < m && col < n) c[std::size_t(col) * ldc + row] = ct[mt][r];
-    }
+      for (int h = 0; h < 2; ++h)
+        *reinterpret_cast<double2*>(c + std::size_t(n0 + g + 8 * h) * ldc + 8 * mt + 2 * q) =
+            make_double2(ct[mt][2 * h], ct[mt][2 * h + 1]);
+  } else {
+#pragma unroll
+    for (int mt = 0; mt < m_tiles; ++mt)
+#pragma unroll
+      for (int r = 0; r < 4; ++r) {
+        const int row = 8 * mt + 2 * q + (r & 1), col = n0 + g + 8 * (r >> 1);
+        if (row < m && col < n) c[std::size_t(col) * ldc + row] = ct[mt][r];
+      }
+  }
 }
 
 // Shared-memory layout of the FMA path: C (NB, NB) col-major ld NB + 1,

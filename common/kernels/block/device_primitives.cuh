@@ -3,6 +3,7 @@
 // copy (cp.async) with its commit/wait.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 namespace tiledqr::kernels::block {
@@ -40,13 +41,23 @@ __device__ __forceinline__ uint32_t shared_address(const void* p) {
 // Copies `bytes` (4, 8 or 16) from global `src` to shared `dst` in the
 // background; with `valid` false it writes zeros and reads nothing, so
 // padding and masked entries cost no branch around the copy.
+// With src_bytes < bytes only the first src_bytes are read and the rest of
+// dst is zeroed.
 template <int bytes>
-__device__ __forceinline__ void copy_async(void* dst, const void* src, bool valid) {
+__device__ __forceinline__ void copy_async(void* dst, const void* src, int src_bytes) {
   static_assert(bytes == 4 || bytes == 8 || bytes == 16, "cp.async copies 4, 8 or 16 bytes");
-  const int src_bytes = valid ? bytes : 0;
   asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(shared_address(dst)),
                "l"(src), "n"(bytes), "r"(src_bytes)
                : "memory");
+}
+template <int bytes>
+__device__ __forceinline__ void copy_async(void* dst, const void* src, bool valid) {
+  copy_async<bytes>(dst, src, valid ? bytes : 0);
+}
+
+// True when p and every column start p + j·ld are 16-byte aligned.
+__device__ __forceinline__ bool columns_16_byte_aligned(const void* p, int ld) {
+  return ((reinterpret_cast<uintptr_t>(p) | (uintptr_t(ld) * sizeof(double))) & 15) == 0;
 }
 
 __device__ __forceinline__ void commit_async_copies() {

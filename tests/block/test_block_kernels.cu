@@ -11,7 +11,8 @@
 //   the parts LAPACK leaves unspecified (T below each block's diagonal, the
 //     R above geqrt's V) hold NaN in the GPU's copy: reading them fails;
 //   entries outside the m × n tiles (padding rows up to the leading
-//     dimension) are left bit for bit as they were;
+//     dimension) are left bit for bit as they were; even leading dimensions
+//     (Qᵀ runs) take the 16-byte access paths, odd ones (Q runs) the 8-byte;
 //   two runs give bit-identical results.
 // Without a GPU the program exits 77 (meson's "skipped").
 
@@ -155,6 +156,9 @@ void poison_t(int ib, int k, int ldt, std::vector<T>& t) {
   }
 }
 
+// The smallest even number ≥ x.
+int even_above(int x) { return x + (x & 1); }
+
 struct Shape {
   int m, n, k;
 };
@@ -166,7 +170,10 @@ void check_tsmqr(Shape s, bool transpose, uint64_t salt) {
                std::to_string(s.m) + " n=" + std::to_string(s.n) + " k=" + std::to_string(s.k) +
                (transpose ? " Qᵀ" : " Q"));
   std::mt19937_64 engine = testing::make_engine(salt);
-  const int ldv = s.m + 3, ldt = IB + 1, lda1 = s.k + 2, lda2 = s.m + 5, ldr = s.k + 1;
+  // Even leading dimensions for Qᵀ (the 16-byte paths), odd ones for Q.
+  const int odd = transpose ? 0 : 1;
+  const int ldv = s.m + 3, ldt = IB + 1, lda1 = even_above(s.k) + odd, lda2 = even_above(s.m + 3) + odd;
+  const int ldr = s.k + 1;
   // Factor [R (k, k); B (m, k)] with LAPACK for a realistic V and T.
   std::vector<T> r = random_values<T>(std::size_t(ldr) * s.k, engine);
   std::vector<T> v = random_values<T>(std::size_t(ldv) * s.k, engine);
@@ -220,7 +227,7 @@ void check_ormqr(Shape s, bool transpose, uint64_t salt) {
                std::to_string(s.m) + " n=" + std::to_string(s.n) + " k=" + std::to_string(s.k) +
                (transpose ? " Qᵀ" : " Q"));
   std::mt19937_64 engine = testing::make_engine(salt);
-  const int ldv = s.m + 2, ldt = IB + 3, ldc = s.m + 1;
+  const int ldv = s.m + 2, ldt = IB + 3, ldc = even_above(s.m) + (transpose ? 0 : 1);
   std::vector<T> v = random_values<T>(std::size_t(ldv) * s.k, engine);
   std::vector<T> t(std::size_t(ldt) * s.k, T(0));
   const int ib = std::min(IB, s.k);  // LAPACK wants ib ≤ k; T's layout is the same

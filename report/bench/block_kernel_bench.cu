@@ -10,7 +10,8 @@
 // --panels LAPACK factorisations (?tpqrt, ?geqrt) shared round robin, as in a
 // tile QR step where one panel's reflectors update a row of tiles. Times:
 // CUDA events around --batch launches, median of --repeats samples after
-// warm-ups.
+// warm-ups. The register-resident warp tsmqr (32 × 32 tiles) runs beside
+// FR3's warp tsmqr in the same way.
 //   tiledqr_block_kernel_bench [--out FILE] [--commit HASH] [--waves W] [--panels P]
 //                              [--repeats R] [--batch B]
 #include <cublas_v2.h>
@@ -32,6 +33,9 @@
 #include "kernels/block/device_primitives.cuh"
 #include "kernels/block/ormqr.cuh"
 #include "kernels/block/tsmqr.cuh"
+#include "kernels/tsqrt.hpp"
+#include "kernels/warp_registers/tsmqr.cuh"
+#include "kernels/warp_tsmqr.cuh"
 
 namespace {
 
@@ -229,6 +233,69 @@ Row measure_update(const Settings& s, const cudaDeviceProp& prop, bool stacked) 
   return row;
 }
 
+// Warp tsmqr on 32 × 32 tiles, one warp a task, 4 warps a block: the
+// register-resident kernel (common/kernels/warp_registers) or FR3's warp
+// kernel (fr3_gpu/kernels/warp_tsmqr.cuh). Task i: V2 and τ of panel
+// i % panels, its own A1 and A2.
+constexpr int warp_tasks_per_block = 4;
+template <typename T, bool registers>
+__global__ void warp_tsmqr_kernel(const T* v, const T* tau, T* a1, T* a2, int panels) {
+  extern __shared__ __align__(16) unsigned char warp_raw[];
+  constexpr int per_warp = registers ? tiledqr::kernels::warp_registers::shared_elements
+                                     : tiledqr::gpu::warp_shared_elements;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const long long task = static_cast<long long>(blockIdx.x) * warp_tasks_per_block + warp;
+  const int p = static_cast<int>(task % panels);
+  T* shared = reinterpret_cast<T*>(warp_raw) + warp * per_warp;
+  const T* vp = v + std::size_t(p) * 1024;
+  T* a1t = a1 + std::size_t(task) * 1024;
+  T* a2t = a2 + std::size_t(task) * 1024;
+  if constexpr (registers)
+    tiledqr::kernels::warp_registers::tsmqr(true, vp, tau + p * 32, a1t, a2t, shared, lane);
+  else
+    tiledqr::gpu::warp_tsmqr(true, vp, tau + p * 32, a1t, a2t, shared, lane);
+}
+
+template <typename T, bool registers>
+Row measure_warp_tsmqr(const Settings& s, const cudaDeviceProp& prop) {
+  constexpr int b = 32;
+  const int blocks = prop.multiProcessorCount * 16 * s.waves, tasks = blocks * warp_tasks_per_block;
+  const std::size_t tile = std::size_t(b) * b;
+  std::mt19937_64 engine(20261125u + (registers ? 1 : 2));
+  std::vector<T> v(tile * s.panels), tau(std::size_t(b) * s.panels);
+  for (int p = 0; p < s.panels; ++p) {
+    std::vector<T> r = random_values<T>(tile, engine), vp = random_values<T>(tile, engine);
+    tiledqr::kernels::tsqrt(b, b, r.data(), b, vp.data(), b, tau.data() + std::size_t(b) * p);
+    std::copy(vp.begin(), vp.end(), v.begin() + tile * p);
+  }
+  const DeviceVector<T> dv(v), dtau(tau);
+  const DeviceVector<T> da1(random_values<T>(tile * tasks, engine)), da2(random_values<T>(tile * tasks, engine));
+  constexpr int per_warp = registers ? tiledqr::kernels::warp_registers::shared_elements
+                                     : tiledqr::gpu::warp_shared_elements;
+  const std::size_t shared = std::size_t(per_warp) * warp_tasks_per_block * sizeof(T);
+  cuda_ok(cudaFuncSetAttribute(warp_tsmqr_kernel<T, registers>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               int(shared)), "cudaFuncSetAttribute");
+  const Timing timing = time_launches(s, [&] {
+    warp_tsmqr_kernel<T, registers><<<blocks, 32 * warp_tasks_per_block, shared>>>(dv.data, dtau.data, da1.data,
+                                                                                 da2.data, s.panels);
+    cuda_ok(cudaGetLastError(), "warp tsmqr");
+  });
+  int blocks_per_sm = 0;
+  cuda_ok(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, warp_tsmqr_kernel<T, registers>,
+                                                        32 * warp_tasks_per_block, shared), "occupancy");
+  Row row;
+  row.kernel = registers ? "warp_registers_tsmqr" : "warp_tsmqr_fr3";
+  row.precision = sizeof(T) == 8 ? "double" : "float";
+  row.nb = b;
+  row.ib = 1;
+  row.tasks = tasks;
+  row.timing = timing;
+  const double resident = double(prop.multiProcessorCount) * std::max(blocks_per_sm, 1) * warp_tasks_per_block;
+  row.block_us = timing.median_ms * 1e3 * std::min<double>(resident, tasks) / tasks;
+  row.tflops = 4.0 * b * b * b * tasks / (timing.median_ms * 1e-3) / 1e12;
+  return row;
+}
+
 // cuBLAS doing a task's two products for every task (strided batched,
 // nb × nb × nb each): W = Vᵀ·A2 and A2 −= V·W.
 template <typename T>
@@ -313,6 +380,8 @@ int main(int argc, char** argv) {
     const double square = cublas_square_tflops(s, handle, 8192);
     std::fprintf(stderr, "DMMA probe %.1f TFLOP/s, FFMA probe %.1f TFLOP/s, cuBLAS DGEMM 8192³ %.1f TFLOP/s\n",
                  dmma, ffma, square);
+    const double batched_d32 = cublas_batched_tflops<double>(s, prop, handle, 32);
+    const double batched_s32 = cublas_batched_tflops<float>(s, prop, handle, 32);
     const double batched_d64 = cublas_batched_tflops<double>(s, prop, handle, 64);
     const double batched_d128 = cublas_batched_tflops<double>(s, prop, handle, 128);
     const double batched_s64 = cublas_batched_tflops<float>(s, prop, handle, 64);
@@ -328,6 +397,10 @@ int main(int argc, char** argv) {
         [&] { return measure_update<double, 64, 32>(s, prop, false); },
         [&] { return measure_update<float, 128, 32>(s, prop, true); },
         [&] { return measure_update<float, 64, 32>(s, prop, true); },
+        [&] { return measure_warp_tsmqr<double, true>(s, prop); },
+        [&] { return measure_warp_tsmqr<double, false>(s, prop); },
+        [&] { return measure_warp_tsmqr<float, true>(s, prop); },
+        [&] { return measure_warp_tsmqr<float, false>(s, prop); },
     };
     std::ofstream out(out_path);
     out << "# tiledqr_block_kernel_bench: many independent block tasks (one thread block each, own A1/A2 or C; V, T "
@@ -339,7 +412,9 @@ int main(int argc, char** argv) {
         << "# peers in the same run: DMMA probe " << dmma << " TFLOP/s (m16n8k4), FFMA probe " << ffma
         << " TFLOP/s, cuBLAS DGEMM 8192^3 " << square
         << " TFLOP/s; cublas_batched = ?gemmStridedBatched doing W = V^T A2 and A2 -= V W for every task\n"
-        << "# flops: tsmqr 4 nb^3, ormqr 2 nb^3 (LAPACK counts); block_us = time one block holds its SM slot\n"
+        << "# flops: tsmqr 4 nb^3, ormqr 2 nb^3 (LAPACK counts); block_us = time one block (warp for the warp "
+           "kernels) holds its slot; warp_* rows: 32x32 tiles, one warp a task, scalar FMA (peak column still the "
+           "DMMA/FFMA probe)\n"
         << "kernel,precision,nb,ib,tasks,median_ms,min_ms,us_per_task,block_us,tflops,peak_tflops,pct_of_peak,"
            "cublas_batched_tflops,vs_cublas_batched"
         << std::endl;
@@ -351,7 +426,9 @@ int main(int argc, char** argv) {
       Row r = run_case();
       const bool dbl = r.precision == "double";
       r.peak_tflops = dbl ? dmma : ffma;
-      r.cublas_tflops = dbl ? (r.nb == 64 ? batched_d64 : batched_d128) : (r.nb == 64 ? batched_s64 : batched_s128);
+      r.cublas_tflops = r.nb == 32 ? (dbl ? batched_d32 : batched_s32)
+                        : r.nb == 64 ? (dbl ? batched_d64 : batched_s64)
+                                     : (dbl ? batched_d128 : batched_s128);
       out << r.kernel << ',' << r.precision << ',' << r.nb << ',' << r.ib << ',' << r.tasks << ','
           << r.timing.median_ms << ',' << r.timing.min_ms << ',' << r.timing.median_ms * 1e3 / r.tasks << ','
           << r.block_us << ',' << r.tflops << ',' << r.peak_tflops << ',' << 100 * r.tflops / r.peak_tflops << ','

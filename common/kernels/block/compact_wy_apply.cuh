@@ -18,6 +18,8 @@
 // copied asynchronously one inner block ahead (double-buffered when it fits).
 #pragma once
 
+#include <cuda_runtime.h>
+
 #include <cstddef>
 #include <type_traits>
 
@@ -431,5 +433,19 @@ struct CompactWyLaunch {
   static constexpr int threads = Layout::threads;
   static constexpr std::size_t shared_bytes = Layout::shared_bytes;
 };
+
+// Launches `kernel` (one of the *_tasks_kernel below) on `count` blocks of
+// the path's size, raising its dynamic shared-memory limit first. Returns
+// the first error.
+template <typename T, int NB, int IB, typename Task>
+cudaError_t launch_compact_wy_tasks(void (*kernel)(bool, const Task*), bool transpose, const Task* tasks,
+                                    int count, cudaStream_t stream) {
+  using Launch = CompactWyLaunch<T, NB, IB>;
+  const cudaError_t status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                  static_cast<int>(Launch::shared_bytes));
+  if (status != cudaSuccess || count == 0) return status;
+  kernel<<<count, Launch::threads, Launch::shared_bytes, stream>>>(transpose, tasks);
+  return cudaGetLastError();
+}
 
 }  // namespace tiledqr::kernels::block

@@ -59,16 +59,8 @@ __global__ void __launch_bounds__(CompactWyLaunch<T, NB, IB>::threads, 1)
 // Runs `count` tasks (device array) concurrently, one block each; the caller
 // checks each task's sizes beforehand. Returns the launch's error.
 template <typename T, int NB, int IB>
-cudaError_t launch_ormqr_tasks(bool transpose, const OrmqrTask<T>* tasks, int count,
-                               cudaStream_t stream) {
-  using Launch = CompactWyLaunch<T, NB, IB>;
-  const cudaError_t status = cudaFuncSetAttribute(
-      ormqr_tasks_kernel<T, NB, IB>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-      static_cast<int>(Launch::shared_bytes));
-  if (status != cudaSuccess || count == 0) return status;
-  ormqr_tasks_kernel<T, NB, IB>
-      <<<count, Launch::threads, Launch::shared_bytes, stream>>>(transpose, tasks);
-  return cudaGetLastError();
+cudaError_t launch_ormqr_tasks(bool transpose, const OrmqrTask<T>* tasks, int count, cudaStream_t stream) {
+  return launch_compact_wy_tasks<T, NB, IB>(ormqr_tasks_kernel<T, NB, IB>, transpose, tasks, count, stream);
 }
 
 }  // namespace tiledqr::kernels::block

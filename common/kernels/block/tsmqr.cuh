@@ -65,16 +65,8 @@ __global__ void __launch_bounds__(CompactWyLaunch<T, NB, IB>::threads, 1)
 // checks each task's sizes (m, n, k ≤ NB) beforehand. Returns the launch's
 // error.
 template <typename T, int NB, int IB>
-cudaError_t launch_tsmqr_tasks(bool transpose, const TsmqrTask<T>* tasks, int count,
-                               cudaStream_t stream) {
-  using Launch = CompactWyLaunch<T, NB, IB>;
-  const cudaError_t status = cudaFuncSetAttribute(
-      tsmqr_tasks_kernel<T, NB, IB>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-      static_cast<int>(Launch::shared_bytes));
-  if (status != cudaSuccess || count == 0) return status;
-  tsmqr_tasks_kernel<T, NB, IB>
-      <<<count, Launch::threads, Launch::shared_bytes, stream>>>(transpose, tasks);
-  return cudaGetLastError();
+cudaError_t launch_tsmqr_tasks(bool transpose, const TsmqrTask<T>* tasks, int count, cudaStream_t stream) {
+  return launch_compact_wy_tasks<T, NB, IB>(tsmqr_tasks_kernel<T, NB, IB>, transpose, tasks, count, stream);
 }
 
 }  // namespace tiledqr::kernels::block

@@ -34,6 +34,7 @@
 #include "kernels/block/tsmqr.cuh"
 #include "kernels/ormqr.hpp"
 #include "kernels/tsmqr.hpp"
+#include "gpu_test_main.hpp"
 #include "test_support.hpp"
 
 namespace tiledqr {
@@ -319,13 +320,4 @@ TEST(BlockOrmqr, Float) {
 }  // namespace
 }  // namespace tiledqr
 
-int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("no CUDA-capable GPU: skipped\n");
-    return 77;
-  }
-  tiledqr::testing::test_seed();
-  return RUN_ALL_TESTS();
-}
+int main(int argc, char** argv) { return tiledqr::testing::run_gpu_tests(argc, argv); }

@@ -22,6 +22,7 @@
 #include "kernels/tsmqr.hpp"
 #include "kernels/tsqrt.hpp"
 #include "kernels/warp_registers/tsmqr.cuh"
+#include "gpu_test_main.hpp"
 #include "test_support.hpp"
 
 namespace tiledqr {
@@ -125,13 +126,4 @@ TEST(WarpRegistersTsmqr, Float) {
 }  // namespace
 }  // namespace tiledqr
 
-int main(int argc, char** argv) {
-  ::testing::InitGoogleTest(&argc, argv);
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("no CUDA-capable GPU: skipped\n");
-    return 77;
-  }
-  tiledqr::testing::test_seed();
-  return RUN_ALL_TESTS();
-}
+int main(int argc, char** argv) { return tiledqr::testing::run_gpu_tests(argc, argv); }

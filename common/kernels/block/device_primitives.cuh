@@ -1,0 +1,73 @@
+// The few sm_90 instructions the block kernels are built from, as inline PTX:
+// the FP64 tensor-core products m16n8k4 and m16n8k8 and the asynchronous global → shared
+// copy (cp.async) with its commit/wait.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace tiledqr::kernels::block {
+
+// D (16, 8) += A (16, 4) · B (4, 8) on the FP64 tensor cores, one warp.
+// With g = lane / 4 and q = lane % 4, each lane holds
+//   a0 = A(g, q),  a1 = A(g + 8, q);
+//   b0 = B(q, g);
+//   d0 = D(g, 2q), d1 = D(g, 2q + 1), d2 = D(g + 8, 2q), d3 = D(g + 8, 2q + 1).
+__device__ __forceinline__ void mma_m16n8k4(double (&d)[4], double a0, double a1, double b0) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 "
+      "{%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
+      : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+      : "d"(a0), "d"(a1), "d"(b0));
+}
+
+// D (16, 8) += A (16, 8) · B (8, 8), one warp; with g and q as above,
+//   a0 = A(g, q), a1 = A(g + 8, q), a2 = A(g, q + 4), a3 = A(g + 8, q + 4);
+//   b0 = B(q, g), b1 = B(q + 4, g);  d as for m16n8k4.
+// The callers pass the two k slots of a lane (q and q + 4) as pairs.
+__device__ __forceinline__ void mma_m16n8k8(double (&d)[4], double a0, double a1, double a2, double a3,
+                                            double b0, double b1) {
+  asm volatile(
+      "mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 "
+      "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
+      : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+      : "d"(a0), "d"(a1), "d"(a2), "d"(a3), "d"(b0), "d"(b1));
+}
+
+__device__ __forceinline__ uint32_t shared_address(const void* p) {
+  return static_cast<uint32_t>(__cvta_generic_to_shared(p));
+}
+
+// Copies `bytes` (4, 8 or 16) from global `src` to shared `dst` in the
+// background; with `valid` false it writes zeros and reads nothing, so
+// padding and masked entries cost no branch around the copy.
+// With src_bytes < bytes only the first src_bytes are read and the rest of
+// dst is zeroed.
+template <int bytes>
+__device__ __forceinline__ void copy_async(void* dst, const void* src, int src_bytes) {
+  static_assert(bytes == 4 || bytes == 8 || bytes == 16, "cp.async copies 4, 8 or 16 bytes");
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2, %3;\n" ::"r"(shared_address(dst)),
+               "l"(src), "n"(bytes), "r"(src_bytes)
+               : "memory");
+}
+template <int bytes>
+__device__ __forceinline__ void copy_async(void* dst, const void* src, bool valid) {
+  copy_async<bytes>(dst, src, valid ? bytes : 0);
+}
+
+// True when p and every column start p + j·ld are 16-byte aligned.
+__device__ __forceinline__ bool columns_16_byte_aligned(const void* p, int ld) {
+  return ((reinterpret_cast<uintptr_t>(p) | (uintptr_t(ld) * sizeof(double))) & 15) == 0;
+}
+
+__device__ __forceinline__ void commit_async_copies() {
+  asm volatile("cp.async.commit_group;\n" ::: "memory");
+}
+
+// Waits until at most `pending` committed groups of this thread are in flight.
+template <int pending>
+__device__ __forceinline__ void wait_async_copies() {
+  asm volatile("cp.async.wait_group %0;\n" ::"n"(pending) : "memory");
+}
+
+}  // namespace tiledqr::kernels::block

@@ -1,0 +1,86 @@
+// Register-resident warp tsmqr for 32 × 32 tiles: one warp applies a tsqrt
+// factor's Q or Qᵀ with both tile columns of every lane held in registers
+// and the reflector loop unrolled at compile time.
+#pragma once
+
+#include <cuda_runtime.h>
+
+namespace tiledqr::kernels::warp_registers {
+
+constexpr int tile = 32;                       // rows and columns of a tile
+constexpr int staged_ld = tile + 1;            // a tile passing through shared memory (no bank conflicts)
+constexpr int shared_elements = tile * staged_ld + tile * tile;  // per warp: staging + V2
+
+// Column `lane` of a (32, 32) col-major tile (ld 32) into col, through
+// `stage` so that the global reads are coalesced.
+template <typename T>
+__device__ __forceinline__ void load_column(const T* a, T* stage, int lane, T (&col)[tile]) {
+#pragma unroll
+  for (int c = 0; c < tile; ++c) stage[lane + c * staged_ld] = a[lane + c * tile];
+  __syncwarp();
+#pragma unroll
+  for (int r = 0; r < tile; ++r) col[r] = stage[r + lane * staged_ld];
+  __syncwarp();
+}
+
+template <typename T>
+__device__ __forceinline__ void store_column(T* a, T* stage, int lane, const T (&col)[tile]) {
+#pragma unroll
+  for (int r = 0; r < tile; ++r) stage[r + lane * staged_ld] = col[r];
+  __syncwarp();
+#pragma unroll
+  for (int c = 0; c < tile; ++c) a[lane + c * tile] = stage[lane + c * staged_ld];
+  __syncwarp();
+}
+
+// The reflector loop for one direction; every index into top and bottom is a
+// compile-time constant, so both columns stay in registers.
+template <typename T, bool transpose>
+__device__ __forceinline__ void apply_stacked(const T* v2, T my_tau, T (&top)[tile], T (&bottom)[tile]) {
+#pragma unroll
+  for (int s = 0; s < tile; ++s) {
+    const int l = transpose ? s : tile - 1 - s;
+    const T tau_l = __shfl_sync(0xffffffffu, my_tau, l);
+    if (tau_l == 0) continue;  // H_l = I, as the host kernel skips it
+    const T* vl = v2 + l * tile;  // the same address in every lane: a broadcast
+    T vr[tile];
+#pragma unroll
+    for (int r = 0; r < tile; ++r) vr[r] = vl[r];
+    T w = top[l];
+#pragma unroll
+    for (int r = 0; r < tile; ++r) w += vr[r] * bottom[r];
+    w *= tau_l;
+    top[l] -= w;
+#pragma unroll
+    for (int r = 0; r < tile; ++r) bottom[r] -= w * vr[r];
+  }
+}
+
+// [A1; A2] ← Qᵀ [A1; A2] (transpose) or Q [A1; A2], Q = H_0 ⋯ H_31,
+// v_l = [e_l; V2(:, l)] (seed 000: DSSRFB, Algorithm 3 one reflector at a
+// time, in the order and with the operations of kernels::tsmqr):
+//   v      (32, 32) col-major, ld = 32, global: V2 from tsqrt;
+//   tau    (32), global;
+//   a1, a2 (32, 32) col-major, ld = 32, global: in and out;
+//   shared shared_elements of T, this warp's alone;
+//   lane   threadIdx.x % 32.
+// Lane c holds column c of A1 and of A2 in registers; V2 is staged in
+// shared memory and read by broadcast, τ_l comes by shuffle from lane l.
+template <typename T>
+__device__ void tsmqr(bool transpose, const T* v, const T* tau, T* a1, T* a2, T* shared, int lane) {
+  T* stage = shared;                    // (32, 33)
+  T* v2 = shared + tile * staged_ld;    // (32, 32), ld = 32
+  T top[tile], bottom[tile];
+  load_column(a1, stage, lane, top);
+  load_column(a2, stage, lane, bottom);
+#pragma unroll
+  for (int c = 0; c < tile; ++c) v2[lane + c * tile] = v[lane + c * tile];
+  const T my_tau = tau[lane];
+  __syncwarp();
+  if (transpose) apply_stacked<T, true>(v2, my_tau, top, bottom);
+  else apply_stacked<T, false>(v2, my_tau, top, bottom);
+  store_column(a1, stage, lane, top);
+  store_column(a2, stage, lane, bottom);
+}
+
+}  // namespace tiledqr::kernels::warp_registers

@@ -1,0 +1,446 @@
+// tiledqr_block_kernel_bench — throughput of the block update kernels
+// (common/kernels/block: tsmqr, ormqr) on many independent tasks, one block
+// each, enough to fill every SM several times, against peers measured in the
+// same run: the FP64 tensor-core (DMMA) and FP32 FMA peaks from throughput
+// probes, and cuBLAS ?gemmStridedBatched doing the same products without the
+// T factor (W = Vᵀ·A2 and A2 −= V·W, 4·nb³ flops a task) — see
+// report/data/block_kernels.csv.
+//
+// Each task has its own A1 and A2 (or C); the V and T of the tasks come from
+// --panels LAPACK factorisations (?tpqrt, ?geqrt) shared round robin, as in a
+// tile QR step where one panel's reflectors update a row of tiles. Times:
+// CUDA events around --batch launches, median of --repeats samples after
+// warm-ups. The register-resident warp tsmqr (32 × 32 tiles) runs beside
+// FR3's warp tsmqr in the same way.
+//   tiledqr_block_kernel_bench [--out FILE] [--commit HASH] [--waves W] [--panels P]
+//                              [--repeats R] [--batch B]
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <lapacke.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <fstream>
+#include <functional>
+#include <random>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernels/block/device_primitives.cuh"
+#include "kernels/block/ormqr.cuh"
+#include "kernels/block/tsmqr.cuh"
+#include "kernels/host/tsqrt.hpp"
+#include "kernels/warp_registers/tsmqr.cuh"
+#include "kernels/warp/tsmqr.cuh"
+
+namespace {
+
+namespace block = tiledqr::kernels::block;
+
+void cuda_ok(cudaError_t status, const char* what) {
+  if (status != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
+}
+void cublas_ok(cublasStatus_t status, const char* what) {
+  if (status != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + ": cuBLAS status " + std::to_string(int(status)));
+}
+
+struct Settings {
+  int waves = 8, panels = 8, repeats = 7, batch = 5;
+};
+
+// Milliseconds per launch of `launch` (median of the samples, each the mean
+// of s.batch launches) and the fastest sample.
+struct Timing {
+  double median_ms, min_ms;
+};
+Timing time_launches(const Settings& s, const std::function<void()>& launch) {
+  cudaEvent_t start, stop;
+  cuda_ok(cudaEventCreate(&start), "cudaEventCreate");
+  cuda_ok(cudaEventCreate(&stop), "cudaEventCreate");
+  for (int w = 0; w < 2; ++w) launch();
+  cuda_ok(cudaDeviceSynchronize(), "warm-up");
+  std::vector<double> samples;
+  for (int r = 0; r < s.repeats; ++r) {
+    cuda_ok(cudaEventRecord(start), "cudaEventRecord");
+    for (int b = 0; b < s.batch; ++b) launch();
+    cuda_ok(cudaEventRecord(stop), "cudaEventRecord");
+    cuda_ok(cudaEventSynchronize(stop), "cudaEventSynchronize");
+    float ms = 0;
+    cuda_ok(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+    samples.push_back(double(ms) / s.batch);
+  }
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  std::sort(samples.begin(), samples.end());
+  return {samples[samples.size() / 2], samples.front()};
+}
+
+// DMMA probe: every warp keeps 8 independent m16n8k4 products in flight.
+__global__ void dmma_probe_kernel(int iterations, double* sink) {
+  double acc[8][4] = {};
+  const double a0 = 1.0 + threadIdx.x * 1e-9, a1 = 1.0 - threadIdx.x * 1e-9, b0 = 0.5;
+  for (int i = 0; i < iterations; ++i)
+#pragma unroll
+    for (int u = 0; u < 8; ++u) block::mma_m16n8k4(acc[u], a0, a1, b0);
+  double total = 0;
+#pragma unroll
+  for (int u = 0; u < 8; ++u) total += acc[u][0] + acc[u][1] + acc[u][2] + acc[u][3];
+  if (total == 12345.0) sink[threadIdx.x] = total;  // keeps the products alive
+}
+
+// FFMA probe: every thread keeps 8 independent FMA chains.
+__global__ void ffma_probe_kernel(int iterations, float* sink) {
+  float acc[8];
+#pragma unroll
+  for (int u = 0; u < 8; ++u) acc[u] = float(threadIdx.x + u);
+  const float x = 0.999f, y = 1e-3f;
+  for (int i = 0; i < iterations; ++i)
+#pragma unroll
+    for (int u = 0; u < 8; ++u) acc[u] = fmaf(acc[u], x, y);
+  float total = 0;
+#pragma unroll
+  for (int u = 0; u < 8; ++u) total += acc[u];
+  if (total == 12345.0f) sink[threadIdx.x] = total;
+}
+
+// TFLOP/s of a probe on (SMs × 4) blocks of 256 threads.
+double probe_tflops(const Settings& s, const cudaDeviceProp& prop, bool dmma) {
+  const int blocks = prop.multiProcessorCount * 4, threads = 256, iterations = 4096;
+  double* sink = nullptr;
+  cuda_ok(cudaMalloc(&sink, threads * sizeof(double)), "cudaMalloc");
+  const Timing t = time_launches(s, [&] {
+    if (dmma) dmma_probe_kernel<<<blocks, threads>>>(iterations, sink);
+    else ffma_probe_kernel<<<blocks, threads>>>(iterations, reinterpret_cast<float*>(sink));
+  });
+  cuda_ok(cudaGetLastError(), "probe");
+  cudaFree(sink);
+  const double flops = dmma ? double(blocks) * (threads / 32) * iterations * 8 * (16.0 * 8 * 4 * 2)
+                            : double(blocks) * threads * iterations * 8 * 2.0;
+  return flops / (t.median_ms * 1e-3) / 1e12;
+}
+
+template <typename T>
+struct DeviceVector {
+  T* data = nullptr;
+  explicit DeviceVector(const std::vector<T>& host) {
+    cuda_ok(cudaMalloc(&data, std::max<std::size_t>(host.size(), 1) * sizeof(T)), "cudaMalloc");
+    cuda_ok(cudaMemcpy(data, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
+  }
+  DeviceVector(const DeviceVector&) = delete;
+  DeviceVector& operator=(const DeviceVector&) = delete;
+  ~DeviceVector() { cudaFree(data); }
+};
+
+template <typename T>
+std::vector<T> random_values(std::size_t count, std::mt19937_64& engine) {
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  std::vector<T> x(count);
+  for (T& value : x) value = T(uniform(engine));
+  return x;
+}
+
+lapack_int factor_stacked(int b, int ib, double* r, double* v, double* t) {
+  std::vector<double> work(std::size_t(ib) * b);
+  return LAPACKE_dtpqrt_work(LAPACK_COL_MAJOR, b, b, 0, ib, r, b, v, b, t, ib, work.data());
+}
+lapack_int factor_stacked(int b, int ib, float* r, float* v, float* t) {
+  std::vector<float> work(std::size_t(ib) * b);
+  return LAPACKE_stpqrt_work(LAPACK_COL_MAJOR, b, b, 0, ib, r, b, v, b, t, ib, work.data());
+}
+lapack_int factor_tile(int b, int ib, double* v, double* t) {
+  std::vector<double> work(std::size_t(ib) * b);
+  return LAPACKE_dgeqrt_work(LAPACK_COL_MAJOR, b, b, ib, v, b, t, ib, work.data());
+}
+lapack_int factor_tile(int b, int ib, float* v, float* t) {
+  std::vector<float> work(std::size_t(ib) * b);
+  return LAPACKE_sgeqrt_work(LAPACK_COL_MAJOR, b, b, ib, v, b, t, ib, work.data());
+}
+
+struct Row {
+  std::string kernel, precision;
+  int nb, ib, tasks;
+  Timing timing;
+  double block_us, tflops, peak_tflops, cublas_tflops;
+};
+
+// Many tsmqr (stacked = true) or ormqr tasks on nb × nb tiles.
+template <typename T, int NB, int IB>
+Row measure_update(const Settings& s, const cudaDeviceProp& prop, bool stacked) {
+  const int tasks = prop.multiProcessorCount * s.waves;
+  const std::size_t tile = std::size_t(NB) * NB;
+  std::mt19937_64 engine(20261125u + NB * 131 + IB);
+  std::vector<T> v(tile * s.panels), t(std::size_t(IB) * NB * s.panels);
+  for (int p = 0; p < s.panels; ++p) {
+    std::vector<T> r = random_values<T>(tile, engine), vp = random_values<T>(tile, engine);
+    const lapack_int info = stacked ? factor_stacked(NB, IB, r.data(), vp.data(), t.data() + std::size_t(IB) * NB * p)
+                                    : factor_tile(NB, IB, vp.data(), t.data() + std::size_t(IB) * NB * p);
+    if (info != 0) throw std::runtime_error("LAPACK factorisation failed");
+    std::copy(vp.begin(), vp.end(), v.begin() + tile * p);
+  }
+  const DeviceVector<T> dv(v), dt(t);
+  const DeviceVector<T> da1(stacked ? random_values<T>(tile * tasks, engine) : std::vector<T>());
+  const DeviceVector<T> da2(random_values<T>(tile * tasks, engine));
+  Timing timing{};
+  double flops = 0;
+  int blocks_per_sm = 0;
+  if (stacked) {
+    std::vector<block::TsmqrTask<T>> list;
+    for (int i = 0; i < tasks; ++i) {
+      const int p = i % s.panels;
+      list.push_back({NB, NB, NB, dv.data + tile * p, NB, dt.data + std::size_t(IB) * NB * p, IB,
+                      da1.data + tile * i, NB, da2.data + tile * i, NB});
+    }
+    const DeviceVector<block::TsmqrTask<T>> dlist(list);
+    timing = time_launches(s, [&] {
+      cuda_ok(block::launch_tsmqr_tasks<T, NB, IB>(true, dlist.data, tasks, nullptr), "tsmqr");
+    });
+    cuda_ok(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, block::tsmqr_tasks_kernel<T, NB, IB>,
+                                                          block::CompactWyLaunch<T, NB, IB>::threads,
+                                                          block::CompactWyLaunch<T, NB, IB>::shared_bytes),
+            "occupancy");
+    flops = 4.0 * NB * NB * NB * tasks;
+  } else {
+    std::vector<block::OrmqrTask<T>> list;
+    for (int i = 0; i < tasks; ++i) {
+      const int p = i % s.panels;
+      list.push_back({NB, NB, NB, dv.data + tile * p, NB, dt.data + std::size_t(IB) * NB * p, IB,
+                      da2.data + tile * i, NB});
+    }
+    const DeviceVector<block::OrmqrTask<T>> dlist(list);
+    timing = time_launches(s, [&] {
+      cuda_ok(block::launch_ormqr_tasks<T, NB, IB>(true, dlist.data, tasks, nullptr), "ormqr");
+    });
+    cuda_ok(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, block::ormqr_tasks_kernel<T, NB, IB>,
+                                                          block::CompactWyLaunch<T, NB, IB>::threads,
+                                                          block::CompactWyLaunch<T, NB, IB>::shared_bytes),
+            "occupancy");
+    flops = 2.0 * NB * NB * (2.0 * NB - NB) * tasks;  // LAPACK's ?ormqr count, 2·n·k·(2m − k)
+  }
+  Row row;
+  row.kernel = stacked ? "tsmqr" : "ormqr";
+  row.precision = sizeof(T) == 8 ? "double" : "float";
+  row.nb = NB;
+  row.ib = IB;
+  row.tasks = tasks;
+  row.timing = timing;
+  const double resident = double(prop.multiProcessorCount) * std::max(blocks_per_sm, 1);
+  row.block_us = timing.median_ms * 1e3 * std::min<double>(resident, tasks) / tasks;
+  row.tflops = flops / (timing.median_ms * 1e-3) / 1e12;
+  return row;
+}
+
+// Warp tsmqr on 32 × 32 tiles, one warp a task, 4 warps a block: the
+// register-resident kernel (common/kernels/warp_registers) or FR3's warp
+// kernel (common/kernels/warp/tsmqr.cuh). Task i: V2 and τ of panel
+// i % panels, its own A1 and A2.
+constexpr int warp_tasks_per_block = 4;
+template <typename T, bool registers>
+__global__ void warp_tsmqr_kernel(const T* v, const T* tau, T* a1, T* a2, int panels) {
+  extern __shared__ __align__(16) unsigned char warp_raw[];
+  constexpr int per_warp = registers ? tiledqr::kernels::warp_registers::shared_elements
+                                     : tiledqr::gpu::warp_shared_elements;
+  const int warp = threadIdx.x >> 5, lane = threadIdx.x & 31;
+  const long long task = static_cast<long long>(blockIdx.x) * warp_tasks_per_block + warp;
+  const int p = static_cast<int>(task % panels);
+  T* shared = reinterpret_cast<T*>(warp_raw) + warp * per_warp;
+  const T* vp = v + std::size_t(p) * 1024;
+  T* a1t = a1 + std::size_t(task) * 1024;
+  T* a2t = a2 + std::size_t(task) * 1024;
+  if constexpr (registers)
+    tiledqr::kernels::warp_registers::tsmqr(true, vp, tau + p * 32, a1t, a2t, shared, lane);
+  else
+    tiledqr::gpu::warp_tsmqr(true, vp, tau + p * 32, a1t, a2t, shared, lane);
+}
+
+template <typename T, bool registers>
+Row measure_warp_tsmqr(const Settings& s, const cudaDeviceProp& prop) {
+  constexpr int b = 32;
+  const int blocks = prop.multiProcessorCount * 16 * s.waves, tasks = blocks * warp_tasks_per_block;
+  const std::size_t tile = std::size_t(b) * b;
+  std::mt19937_64 engine(20261125u + (registers ? 1 : 2));
+  std::vector<T> v(tile * s.panels), tau(std::size_t(b) * s.panels);
+  for (int p = 0; p < s.panels; ++p) {
+    std::vector<T> r = random_values<T>(tile, engine), vp = random_values<T>(tile, engine);
+    tiledqr::kernels::tsqrt(b, b, r.data(), b, vp.data(), b, tau.data() + std::size_t(b) * p);
+    std::copy(vp.begin(), vp.end(), v.begin() + tile * p);
+  }
+  const DeviceVector<T> dv(v), dtau(tau);
+  const DeviceVector<T> da1(random_values<T>(tile * tasks, engine)), da2(random_values<T>(tile * tasks, engine));
+  constexpr int per_warp = registers ? tiledqr::kernels::warp_registers::shared_elements
+                                     : tiledqr::gpu::warp_shared_elements;
+  const std::size_t shared = std::size_t(per_warp) * warp_tasks_per_block * sizeof(T);
+  cuda_ok(cudaFuncSetAttribute(warp_tsmqr_kernel<T, registers>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                               int(shared)), "cudaFuncSetAttribute");
+  const Timing timing = time_launches(s, [&] {
+    warp_tsmqr_kernel<T, registers><<<blocks, 32 * warp_tasks_per_block, shared>>>(dv.data, dtau.data, da1.data,
+                                                                                 da2.data, s.panels);
+    cuda_ok(cudaGetLastError(), "warp tsmqr");
+  });
+  int blocks_per_sm = 0;
+  cuda_ok(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, warp_tsmqr_kernel<T, registers>,
+                                                        32 * warp_tasks_per_block, shared), "occupancy");
+  Row row;
+  row.kernel = registers ? "warp_registers_tsmqr" : "warp_tsmqr_fr3";
+  row.precision = sizeof(T) == 8 ? "double" : "float";
+  row.nb = b;
+  row.ib = 1;
+  row.tasks = tasks;
+  row.timing = timing;
+  const double resident = double(prop.multiProcessorCount) * std::max(blocks_per_sm, 1) * warp_tasks_per_block;
+  row.block_us = timing.median_ms * 1e3 * std::min<double>(resident, tasks) / tasks;
+  row.tflops = 4.0 * b * b * b * tasks / (timing.median_ms * 1e-3) / 1e12;
+  return row;
+}
+
+// cuBLAS doing a task's two products for every task (strided batched,
+// nb × nb × nb each): W = Vᵀ·A2 and A2 −= V·W.
+template <typename T>
+double cublas_batched_tflops(const Settings& s, const cudaDeviceProp& prop, cublasHandle_t handle, int nb) {
+  const int tasks = prop.multiProcessorCount * s.waves;
+  const std::size_t tile = std::size_t(nb) * nb;
+  std::mt19937_64 engine(7);
+  const DeviceVector<T> v(random_values<T>(tile, engine)), a2(random_values<T>(tile * tasks, engine));
+  const DeviceVector<T> w{std::vector<T>(tile * tasks)};
+  const T one = 1, zero = 0, minus_one = -1;
+  const Timing timing = time_launches(s, [&] {
+    if constexpr (sizeof(T) == 8) {
+      cublas_ok(cublasDgemmStridedBatched(handle, CUBLAS_OP_T, CUBLAS_OP_N, nb, nb, nb, &one, v.data, nb, 0,
+                                          a2.data, nb, tile, &zero, w.data, nb, tile, tasks), "dgemm");
+      cublas_ok(cublasDgemmStridedBatched(handle, CUBLAS_OP_N, CUBLAS_OP_N, nb, nb, nb, &minus_one, v.data, nb, 0,
+                                          w.data, nb, tile, &one, a2.data, nb, tile, tasks), "dgemm");
+    } else {
+      cublas_ok(cublasSgemmStridedBatched(handle, CUBLAS_OP_T, CUBLAS_OP_N, nb, nb, nb, &one, v.data, nb, 0,
+                                          a2.data, nb, tile, &zero, w.data, nb, tile, tasks), "sgemm");
+      cublas_ok(cublasSgemmStridedBatched(handle, CUBLAS_OP_N, CUBLAS_OP_N, nb, nb, nb, &minus_one, v.data, nb, 0,
+                                          w.data, nb, tile, &one, a2.data, nb, tile, tasks), "sgemm");
+    }
+  });
+  return 4.0 * nb * nb * nb * tasks / (timing.median_ms * 1e-3) / 1e12;
+}
+
+// cuBLAS DGEMM on one large square (its best case): TFLOP/s.
+double cublas_square_tflops(const Settings& s, cublasHandle_t handle, int n) {
+  std::mt19937_64 engine(11);
+  const std::size_t count = std::size_t(n) * n;
+  const DeviceVector<double> a(random_values<double>(count, engine)), b(random_values<double>(count, engine));
+  const DeviceVector<double> c{std::vector<double>(count)};
+  const double one = 1, zero = 0;
+  const Timing timing = time_launches(s, [&] {
+    cublas_ok(cublasDgemm(handle, CUBLAS_OP_N, CUBLAS_OP_N, n, n, n, &one, a.data, n, b.data, n, &zero, c.data, n),
+              "dgemm");
+  });
+  return 2.0 * n * n * double(n) / (timing.median_ms * 1e-3) / 1e12;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string out_path = "block_kernels.csv", commit = "unknown";
+  Settings s;
+  for (int a = 1; a < argc; ++a) {
+    const std::string arg = argv[a];
+    const bool has_value = a + 1 < argc;
+    if (arg == "--out" && has_value) out_path = argv[++a];
+    else if (arg == "--commit" && has_value) commit = argv[++a];
+    else if (arg == "--waves" && has_value) s.waves = std::atoi(argv[++a]);
+    else if (arg == "--panels" && has_value) s.panels = std::atoi(argv[++a]);
+    else if (arg == "--repeats" && has_value) s.repeats = std::atoi(argv[++a]);
+    else if (arg == "--batch" && has_value) s.batch = std::atoi(argv[++a]);
+    else {
+      std::fprintf(stderr, "usage: tiledqr_block_kernel_bench [--out FILE] [--commit HASH] [--waves W] "
+                           "[--panels P] [--repeats R] [--batch B]\n");
+      return 2;
+    }
+  }
+  if (s.waves < 1 || s.panels < 1 || s.repeats < 1 || s.batch < 1) {
+    std::fprintf(stderr, "tiledqr_block_kernel_bench: --waves, --panels, --repeats and --batch must be ≥ 1\n");
+    return 2;
+  }
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::fprintf(stderr, "tiledqr_block_kernel_bench: no CUDA-capable GPU\n");
+    return 4;
+  }
+  try {
+    cudaDeviceProp prop{};
+    cuda_ok(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+    cublasHandle_t handle;
+    cublas_ok(cublasCreate(&handle), "cublasCreate");
+    char host[256] = "unknown";
+    gethostname(host, sizeof host);
+    const std::time_t now = std::time(nullptr);
+    char date[32];
+    std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
+
+    const double dmma = probe_tflops(s, prop, true), ffma = probe_tflops(s, prop, false);
+    const double square = cublas_square_tflops(s, handle, 8192);
+    std::fprintf(stderr, "DMMA probe %.1f TFLOP/s, FFMA probe %.1f TFLOP/s, cuBLAS DGEMM 8192³ %.1f TFLOP/s\n",
+                 dmma, ffma, square);
+    const double batched_d32 = cublas_batched_tflops<double>(s, prop, handle, 32);
+    const double batched_s32 = cublas_batched_tflops<float>(s, prop, handle, 32);
+    const double batched_d64 = cublas_batched_tflops<double>(s, prop, handle, 64);
+    const double batched_d128 = cublas_batched_tflops<double>(s, prop, handle, 128);
+    const double batched_s64 = cublas_batched_tflops<float>(s, prop, handle, 64);
+    const double batched_s128 = cublas_batched_tflops<float>(s, prop, handle, 128);
+
+    std::vector<std::function<Row()>> cases = {
+        [&] { return measure_update<double, 128, 32>(s, prop, true); },
+        [&] { return measure_update<double, 128, 16>(s, prop, true); },
+        [&] { return measure_update<double, 128, 64>(s, prop, true); },
+        [&] { return measure_update<double, 64, 16>(s, prop, true); },
+        [&] { return measure_update<double, 64, 32>(s, prop, true); },
+        [&] { return measure_update<double, 128, 32>(s, prop, false); },
+        [&] { return measure_update<double, 64, 32>(s, prop, false); },
+        [&] { return measure_update<float, 128, 32>(s, prop, true); },
+        [&] { return measure_update<float, 64, 32>(s, prop, true); },
+        [&] { return measure_warp_tsmqr<double, true>(s, prop); },
+        [&] { return measure_warp_tsmqr<double, false>(s, prop); },
+        [&] { return measure_warp_tsmqr<float, true>(s, prop); },
+        [&] { return measure_warp_tsmqr<float, false>(s, prop); },
+    };
+    std::ofstream out(out_path);
+    out << "# tiledqr_block_kernel_bench: many independent block tasks (one thread block each, own A1/A2 or C; V, T "
+           "from "
+        << s.panels << " LAPACK factorisations shared round robin), Qᵀ applied; CUDA events around " << s.batch
+        << " launches, median of " << s.repeats << "\n"
+        << "# machine " << host << ", GPU " << prop.name << " (" << prop.multiProcessorCount << " SMs), date " << date
+        << ", commit " << commit << "\n"
+        << "# peers in the same run: DMMA probe " << dmma << " TFLOP/s (m16n8k4), FFMA probe " << ffma
+        << " TFLOP/s, cuBLAS DGEMM 8192^3 " << square
+        << " TFLOP/s; cublas_batched = ?gemmStridedBatched doing W = V^T A2 and A2 -= V W for every task\n"
+        << "# flops: tsmqr 4 nb^3, ormqr 2 nb^3 (LAPACK counts); block_us = time one block (warp for the warp "
+           "kernels) holds its slot; warp_* rows: 32x32 tiles, one warp a task, scalar FMA (peak column still the "
+           "DMMA/FFMA probe)\n"
+        << "kernel,precision,nb,ib,tasks,median_ms,min_ms,us_per_task,block_us,tflops,peak_tflops,pct_of_peak,"
+           "cublas_batched_tflops,vs_cublas_batched"
+        << std::endl;
+    if (!out) {
+      std::fprintf(stderr, "tiledqr_block_kernel_bench: cannot write %s\n", out_path.c_str());
+      return 1;
+    }
+    for (const auto& run_case : cases) {
+      Row r = run_case();
+      const bool dbl = r.precision == "double";
+      r.peak_tflops = dbl ? dmma : ffma;
+      r.cublas_tflops = r.nb == 32 ? (dbl ? batched_d32 : batched_s32)
+                        : r.nb == 64 ? (dbl ? batched_d64 : batched_s64)
+                                     : (dbl ? batched_d128 : batched_s128);
+      out << r.kernel << ',' << r.precision << ',' << r.nb << ',' << r.ib << ',' << r.tasks << ','
+          << r.timing.median_ms << ',' << r.timing.min_ms << ',' << r.timing.median_ms * 1e3 / r.tasks << ','
+          << r.block_us << ',' << r.tflops << ',' << r.peak_tflops << ',' << 100 * r.tflops / r.peak_tflops << ','
+          << r.cublas_tflops << ',' << r.tflops / r.cublas_tflops << std::endl;
+      std::fprintf(stderr, "%s %s nb=%d ib=%d: %.3f ms, %.2f TFLOP/s = %.1f%% of peak, %.2fx cuBLAS batched\n",
+                   r.kernel.c_str(), r.precision.c_str(), r.nb, r.ib, r.timing.median_ms, r.tflops,
+                   100 * r.tflops / r.peak_tflops, r.tflops / r.cublas_tflops);
+    }
+    cublasDestroy(handle);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "tiledqr_block_kernel_bench: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}

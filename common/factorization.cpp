@@ -108,7 +108,7 @@ void Factorization<T>::apply_panel(int32_t k, bool transpose, T* c, int64_t ldc,
   const int n = static_cast<int>(nrhs);
   const int ld = static_cast<int>(ldc);
   const bool reference = options.backend == Backend::reference;
-  std::vector<Elimination> plan = panel_eliminations(tiles.p, k, options.tree);
+  std::vector<Elimination> plan = panel_eliminations(tiles.p, k, options.tree, options.tree_domains, options.inner_tree);
   if (!transpose) std::reverse(plan.begin(), plan.end());
   for (const Elimination& e : plan) {
     const T* v = tiles.tile(e.i, k);

@@ -23,23 +23,6 @@
 namespace tiledqr {
 namespace {
 
-struct RunConfig {
-  int64_t m = 2048;
-  int64_t n = 1024;
-  std::string input;
-  std::string precision = "double";
-  uint64_t seed = 42;
-  Options options;
-  std::string tree = "flat";
-  std::string backend = "lapack";
-  bool check = false;
-  double tolerance = 50;
-  bool json = false;
-  bool allow_nonfinite = false;
-  bool tree_given = false;  // --tree on the command line; else the stage picks by shape
-  std::string output_r, output_q, rhs, output_x, trace;
-};
-
 // CLI11 2.1 converts integer options with strtoll/strtoull in base 0, so
 // "010" would silently mean 8 and "0x10" 16, a value beyond 64 bits would be
 // clamped to the largest one, and "-1" would wrap to 2^64 - 1 for the seed.
@@ -88,6 +71,8 @@ std::string json_string(const std::string& s) {
   return out + "\"";
 }
 
+}  // namespace
+
 template <typename T>
 DenseMatrix<T> random_matrix(int64_t m, int64_t n, uint64_t seed) {
   DenseMatrix<T> a(m, n);
@@ -132,8 +117,17 @@ void write_trace(const std::string& path, const std::vector<TaskRecord>& trace) 
     throw InputError("cannot write trace file '" + path + "'");
 }
 
+template DenseMatrix<float> random_matrix<float>(int64_t, int64_t, uint64_t);
+template DenseMatrix<double> random_matrix<double>(int64_t, int64_t, uint64_t);
+template DenseMatrix<float> convert<float>(const DenseMatrix<double>&);
+template DenseMatrix<double> convert<double>(const DenseMatrix<double>&);
+template void check_finite<float>(const DenseMatrix<float>&, const std::string&, bool);
+template void check_finite<double>(const DenseMatrix<double>&, const std::string&, bool);
+
+namespace {
+
 template <typename T>
-int run(const RunConfig& config, const StageDescription& stage,
+int run(const StageConfig& config, const StageDescription& stage,
         const FactorFunction<T>& factor_function) {
   DenseMatrix<T> a;
   std::string source;
@@ -228,8 +222,9 @@ int run(const RunConfig& config, const StageDescription& stage,
 
 }  // namespace
 
-int stage_main(int argc, char** argv, const StageDescription& stage) {
-  RunConfig config;
+int parse_stage_command_line(int argc, char** argv, const StageDescription& stage,
+                             StageConfig& config, bool report,
+                             const std::function<void(CLI::App&)>& extra) {
   CLI::App app{stage.summary, stage.name};
   const CLI::Validator signed_decimal = decimal_integer(true);
   const CLI::Validator unsigned_decimal = decimal_integer(false);
@@ -250,8 +245,13 @@ int stage_main(int argc, char** argv, const StageDescription& stage) {
   app.add_option("--threads", config.options.threads, "worker threads (0: all hardware threads)")
       ->transform(signed_decimal);
   auto* tree_option = app.add_option("--tree", config.tree,
-                                     "elimination tree: flat, binary or greedy (default: the stage's choice by shape)")
-      ->check(CLI::IsMember({"flat", "binary", "greedy"}));
+                                     "elimination tree: flat, binary, greedy or hierarchical (default: the stage's choice by shape)")
+      ->check(CLI::IsMember({"flat", "binary", "greedy", "hierarchical"}));
+  app.add_option("--domains", config.options.tree_domains,
+                 "hierarchical tree: domains, tile row i in domain i mod domains (default 1)")
+      ->transform(signed_decimal);
+  app.add_option("--inner-tree", config.inner_tree, "hierarchical tree: flat or binary inside a domain")
+      ->check(CLI::IsMember({"flat", "binary"}));
   auto* backend_option =
       app.add_option("--backend", config.backend, "tile kernels: reference or lapack (default lapack)")
       ->check(CLI::IsMember({"reference", "lapack"}));
@@ -266,13 +266,16 @@ int stage_main(int argc, char** argv, const StageDescription& stage) {
   app.add_flag("--json", config.json, "print one JSON object instead of text");
   app.add_flag("--allow-nonfinite", config.allow_nonfinite,
                "factor inputs that contain NaN or Inf instead of rejecting them");
+  if (extra) extra(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
+    if (!report) return exit_code::ok;
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << stage.name << ": " << e.what() << "\n"
-              << "Run with --help for more information.\n";
+    if (report)
+      std::cerr << stage.name << ": " << e.what() << "\n"
+                << "Run with --help for more information.\n";
     return exit_code::bad_input;
   }
 
@@ -291,13 +294,28 @@ int stage_main(int argc, char** argv, const StageDescription& stage) {
     if (!stage.own_kernels.empty() && (backend_option->count() > 0 || inner_block_option->count() > 0))
       throw InputError(stage.name + " runs its own tile kernels (" + stage.own_kernels +
                        "): --backend and --inner-block do not apply");
+    if (config.options.tree_domains < 1)
+      throw InputError("--domains must be >= 1, got " + std::to_string(config.options.tree_domains));
     config.options.backend = parse_backend(config.backend);
     config.options.tree = parse_tree(config.tree);
+    config.options.inner_tree = parse_tree(config.inner_tree);
     config.tree_given = tree_option->count() > 0;
     config.options.trace = !config.trace.empty();
     if (stage.uses_threads && config.options.threads == 0)
       config.options.threads = int(std::max(1u, std::thread::hardware_concurrency()));
     if (!stage.uses_threads) config.options.threads = 1;
+  } catch (const InputError& e) {
+    if (report) std::cerr << stage.name << ": error: " << e.what() << "\n";
+    return exit_code::bad_input;
+  }
+  return -1;
+}
+
+int stage_main(int argc, char** argv, const StageDescription& stage) {
+  StageConfig config;
+  const int parsed = parse_stage_command_line(argc, argv, stage, config, true);
+  if (parsed >= 0) return parsed;
+  try {
     if (config.precision == "float") return run<float>(config, stage, stage.factor_float);
     return run<double>(config, stage, stage.factor_double);
   } catch (const InputError& e) {

@@ -25,7 +25,7 @@ ProcessGrid parse_grid(const std::string& text, int ranks) {
   if (x == std::string::npos || !is_count(text.substr(0, x)) || !is_count(text.substr(x + 1)))
     throw InputError("--grid must be PxQ with positive integers P and Q, got '" + text + "'");
   const ProcessGrid grid{std::stoi(text.substr(0, x)), std::stoi(text.substr(x + 1))};
-  if (grid.rows < 1 || grid.cols < 1 || grid.ranks() != ranks)
+  if (grid.rows < 1 || grid.cols < 1 || (ranks > 0 && grid.ranks() != ranks))
     throw InputError("--grid " + text + " needs " + std::to_string(grid.rows * grid.cols) +
                      " ranks, but " + std::to_string(ranks) + " are running");
   return grid;
@@ -94,6 +94,52 @@ MessageCount count_messages(const std::vector<PlannedTask>& plan, const ProcessG
     }
   }
   return count;
+}
+
+}  // namespace tiledqr::distributed
+
+namespace tiledqr::distributed {
+
+double simulate_plan(const std::vector<PlannedTask>& plan, const ProcessGrid& grid, int workers,
+                     const double task_seconds[7], const Network& network, int64_t tile_bytes,
+                     int64_t t_bytes) {
+  // Each rank's workers, as the times they become free.
+  std::vector<std::vector<double>> free_at(size_t(grid.ranks()), std::vector<double>(size_t(workers), 0));
+  // When each datum's current value is at each rank holding it.
+  std::map<std::tuple<int, int32_t, int32_t>, std::map<int, double>> available;
+  double end = 0;
+  for (const PlannedTask& t : plan) {
+    double start = 0;
+    for (const DataUse& u : t.uses) {
+      if (u.mode == Mode::write) continue;
+      const int owner = grid.owner(u.data.i, u.data.j);
+      std::map<int, double>& at = available[{int(u.data.kind), u.data.i, u.data.j}];
+      if (at.empty()) at[owner] = 0;  // the input, on its owner from the start
+      if (!at.count(t.rank)) {
+        const bool is_tile = u.data.kind == DataKind::tile || u.data.kind == DataKind::vcopy;
+        const double message = network.latency_s + double(is_tile ? tile_bytes : t_bytes) / network.bytes_per_s;
+        at[t.rank] = at[owner] + message;
+      }
+      start = std::max(start, at[t.rank]);
+    }
+    std::vector<double>& workers_of_rank = free_at[size_t(t.rank)];
+    auto worker = std::min_element(workers_of_rank.begin(), workers_of_rank.end());
+    start = std::max(start, *worker);
+    const double finish = start + task_seconds[t.is_copy ? 6 : int(t.task.kind)];
+    *worker = finish;
+    end = std::max(end, finish);
+    for (const DataUse& u : t.uses) {
+      if (u.mode == Mode::read) continue;
+      const int owner = grid.owner(u.data.i, u.data.j);
+      std::map<int, double>& at = available[{int(u.data.kind), u.data.i, u.data.j}];
+      at.clear();
+      at[t.rank] = finish;
+      const bool is_tile = u.data.kind == DataKind::tile || u.data.kind == DataKind::vcopy;
+      if (owner != t.rank)
+        at[owner] = finish + network.latency_s + double(is_tile ? tile_bytes : t_bytes) / network.bytes_per_s;
+    }
+  }
+  return end;
 }
 
 }  // namespace tiledqr::distributed

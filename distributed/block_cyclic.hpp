@@ -27,7 +27,7 @@ struct ProcessGrid {
 // The most square grid of `ranks` with P ≥ Q (P = ranks for a prime count).
 ProcessGrid default_grid(int ranks);
 
-// Parses "PxQ"; throws InputError unless P·Q == ranks.
+// Parses "PxQ"; throws InputError unless P·Q == ranks (any P·Q for ranks 0).
 ProcessGrid parse_grid(const std::string& text, int ranks);
 
 // The data a distributed task touches. Every tile (i, j) is one datum;
@@ -73,5 +73,27 @@ struct MessageCount {
 // `tile_bytes`: b·b·sizeof(T); `t_bytes`: ib·b·sizeof(T).
 MessageCount count_messages(const std::vector<PlannedTask>& plan, const ProcessGrid& grid,
                             int64_t tile_bytes, int64_t t_bytes);
+
+}  // namespace tiledqr::distributed
+
+namespace tiledqr::distributed {
+
+// A network between ranks: a message of s bytes takes latency + s/bandwidth.
+struct Network {
+  double latency_s = 0;
+  double bytes_per_s = 0;
+};
+
+// Simulated wall time of `plan` on `grid` with `workers` per rank: tasks in
+// program order, each on the first free worker of its rank once its data
+// are there; a datum read off its rank arrives one message after it was
+// ready at its owner (received copies are reused until the next write); a
+// datum written off its owner reaches the owner one message later. Task
+// times per kind (TaskKind value; index 6: the reflector copy) come from
+// measurements. Links have no contention: a lower bound on the network's
+// cost, not on the tasks'.
+double simulate_plan(const std::vector<PlannedTask>& plan, const ProcessGrid& grid, int workers,
+                     const double task_seconds[7], const Network& network, int64_t tile_bytes,
+                     int64_t t_bytes);
 
 }  // namespace tiledqr::distributed

@@ -31,6 +31,10 @@ struct MpiConfig {
   bool peer = false;                     // also time ScaLAPACK p?geqrf
   std::vector<int> peer_blocks{32, 64, 128};
   bool comm_check = false;               // compare StarPU-MPI's byte counts with the model
+  std::string simulate;                  // "LATENCY_US,GBYTES_PER_S": simulate a network
+  std::string simulate_grid;             // the simulated grid (default: this run's)
+  int simulate_threads = 0;              // workers per simulated rank (default: this run's)
+  int64_t simulate_m = 0, simulate_n = 0;  // the simulated matrix (default: this run's)
   bool threads_given = false;
 };
 
@@ -116,7 +120,40 @@ struct Report {
   MessageCount model;
   std::vector<int64_t> measured;  // empty without --comm-check
   std::optional<PeerTiming> peer;
+  std::optional<double> simulated_seconds;
+  std::string simulated;  // what was simulated, for the text output
 };
+
+// The run's mean time per task kind (from its trace; the reflector copies,
+// a b² copy next to b³ kernels, count as free) and the simulated time of
+// the same factorisation on `mpi.simulate_grid` over a network.
+double simulate_network(const MpiConfig& mpi, const std::vector<TaskRecord>& trace, int64_t m, int64_t n,
+                        Options options, const ProcessGrid& run_grid, int threads, size_t element_bytes) {
+  const size_t comma = mpi.simulate.find(',');
+  if (comma == std::string::npos) throw InputError("--simulate wants LATENCY_US,GBYTES_PER_S");
+  Network network;
+  network.latency_s = std::stod(mpi.simulate.substr(0, comma)) * 1e-6;
+  network.bytes_per_s = std::stod(mpi.simulate.substr(comma + 1)) * 1e9;
+  if (!(network.latency_s >= 0) || !(network.bytes_per_s > 0))
+    throw InputError("--simulate: latency must be >= 0 and bandwidth > 0");
+  double seconds[7] = {0, 0, 0, 0, 0, 0, 0};
+  int64_t counts[7] = {0, 0, 0, 0, 0, 0, 0};
+  for (const TaskRecord& r : trace) {
+    seconds[int(r.task.kind)] += double(r.end_ns - r.start_ns) * 1e-9;
+    ++counts[int(r.task.kind)];
+  }
+  for (int k = 0; k < 6; ++k) seconds[k] = counts[k] ? seconds[k] / double(counts[k]) : 0;
+  ProcessGrid grid = run_grid;
+  if (!mpi.simulate_grid.empty()) grid = parse_grid(mpi.simulate_grid, 0);
+  if (options.tree == Tree::hierarchical && options.tree_domains == run_grid.rows) options.tree_domains = grid.rows;
+  const int32_t p = tile_count(mpi.simulate_m > 0 ? mpi.simulate_m : m, options.tile);
+  const int32_t q = tile_count(mpi.simulate_n > 0 ? mpi.simulate_n : n, options.tile);
+  const Dag dag = build_qr_dag(p, q, options.tree, options.tree_domains, options.inner_tree);
+  const int64_t b = options.tile;
+  return simulate_plan(plan_tasks(dag, q, grid), grid, mpi.simulate_threads > 0 ? mpi.simulate_threads : threads,
+                       seconds, network, b * b * int64_t(element_bytes),
+                       int64_t(options.effective_inner_block()) * b * int64_t(element_bytes));
+}
 
 template <typename T>
 void print_report(const StageConfig& config, const Options& options, const ProcessGrid& grid,
@@ -144,7 +181,9 @@ void print_report(const StageConfig& config, const Options& options, const Proce
               << ",\"peer\":" << (r.peer ? "\"pdgeqrf\"" : "null")
               << ",\"peer_block\":" << (r.peer ? std::to_string(r.peer->block) : "null")
               << ",\"peer_seconds\":" << (r.peer ? number(r.peer->seconds) : "null")
-              << ",\"peer_norm_error\":" << (r.peer ? number(r.peer->norm_error) : "null") << "}"
+              << ",\"peer_norm_error\":" << (r.peer ? number(r.peer->norm_error) : "null")
+              << ",\"simulated\":\"" << r.simulated << "\",\"simulated_seconds\":"
+              << (r.simulated_seconds ? number(*r.simulated_seconds) : "null") << "}"
               << std::endl;
     return;
   }
@@ -167,6 +206,8 @@ void print_report(const StageConfig& config, const Options& options, const Proce
   if (r.peer)
     std::printf("  pdgeqrf        %.6f s (block %d), speed-up %.3f\n", r.peer->seconds, r.peer->block,
                 r.peer->seconds / r.seconds);
+  if (r.simulated_seconds)
+    std::printf("  simulated      %.6f s (%s)\n", *r.simulated_seconds, r.simulated.c_str());
 }
 
 template <typename T>
@@ -235,7 +276,7 @@ int run(int& argc, char**& argv, const StageConfig& config, const MpiConfig& mpi
              });
     }), rank, ranks);
     if (code == exit_code::ok) {
-      report.seconds = qr->factor(!config.trace.empty());
+      report.seconds = qr->factor(!config.trace.empty() || !mpi.simulate.empty());
       if (mpi.comm_check) report.measured = measured_bytes(rank, ranks);
       if (rank == 0) report.model = qr->model_messages();
       const bool need_q = config.check || !config.output_q.empty();
@@ -255,6 +296,15 @@ int run(int& argc, char**& argv, const StageConfig& config, const MpiConfig& mpi
 
   Outcome outcome;
   if (rank == 0) outcome = attempt([&] {
+    if (!mpi.simulate.empty()) {
+      report.simulated_seconds = simulate_network(mpi, trace, m, n, options, grid, threads, sizeof(T));
+      report.simulated = std::to_string(mpi.simulate_m > 0 ? mpi.simulate_m : m) + "x" +
+                         std::to_string(mpi.simulate_n > 0 ? mpi.simulate_n : n) + ", " +
+                         std::to_string(mpi.simulate_threads > 0 ? mpi.simulate_threads : threads) +
+                         " workers per rank, grid " + (mpi.simulate_grid.empty() ? std::to_string(grid.rows) + "x" + std::to_string(grid.cols)
+                                                              : mpi.simulate_grid) +
+                         ", network " + mpi.simulate + " (us, GB/s)";
+    }
     if (config.check) {
       const DenseMatrix<T> a = config.input.empty() ? random_matrix<T>(m, n, config.seed) : input;
       report.residuals = check_factorization(a.data.data(), m, n, a.ld(), f);
@@ -295,6 +345,13 @@ int main_on_ranks(int argc, char** argv, int rank, int ranks) {
         ->delimiter(',');
     app.add_flag("--comm-check", mpi.comm_check,
                  "count StarPU-MPI's bytes sent and compare them with the block-cyclic model");
+    app.add_option("--simulate", mpi.simulate,
+                   "with --trace: simulate this factorisation over a network LATENCY_US,GBYTES_PER_S from the "
+                   "measured mean task times");
+    app.add_option("--simulate-grid", mpi.simulate_grid, "the simulated grid PxQ (default: this run's)");
+    app.add_option("--simulate-threads", mpi.simulate_threads, "workers per simulated rank (default: this run's)");
+    app.add_option("--simulate-m", mpi.simulate_m, "rows of the simulated matrix (default: this run's)");
+    app.add_option("--simulate-n", mpi.simulate_n, "columns of the simulated matrix (default: this run's)");
     app.callback([&app, &mpi] { mpi.threads_given = app.count("--threads") > 0; });
   });
   if (parsed >= 0) return parsed;

@@ -96,6 +96,7 @@ void record_task(void* arg) {
   const starpu_profiling_task_info* info = task ? task->profiling_info : nullptr;
   if (!info) return;
   const auto index = size_t(reinterpret_cast<intptr_t>(arg));
+  if ((*g_trace.plan)[index].is_copy) return;  // not a QR task: no kind in the trace
   TaskRecord r;
   r.task = (*g_trace.plan)[index].task;
   r.worker = g_trace.worker_base + info->workerid;

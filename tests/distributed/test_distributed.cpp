@@ -224,6 +224,22 @@ TEST(DistributedPlan, MessageModel) {
   EXPECT_EQ(hierarchical, 2 * 3);
 }
 
+// Pass rule: on one rank with one worker the simulated time is the sum of
+// the task times; on a 2×1 grid the flat tree's chain on one tile column
+// waits one latency for each trip of tile (0, 0) to the other rank and
+// back, 34 time units as counted below.
+TEST(DistributedPlan, NetworkSimulation) {
+  const Dag dag = build_qr_dag(4, 1, Tree::flat);
+  const double unit[7] = {1, 1, 1, 1, 1, 1, 0};
+  const ProcessGrid one{1, 1}, two{2, 1};
+  const distributed::Network free_network{0, 1e30}, slow{10, 1e30};
+  EXPECT_DOUBLE_EQ(distributed::simulate_plan(distributed::plan_tasks(dag, 1, one), one, 1, unit, free_network, 8, 4), 4);
+  // geqrt ends at 1; tsqrt(1) on rank 1 gets (0, 0) at 11, ends at 12, and
+  // (0, 0) is back on rank 0 at 22; tsqrt(2) ends at 23; tsqrt(3) gets it at
+  // 33 and ends at 34.
+  EXPECT_DOUBLE_EQ(distributed::simulate_plan(distributed::plan_tasks(dag, 1, two), two, 1, unit, slow, 8, 4), 34);
+}
+
 }  // namespace
 }  // namespace tiledqr
 

@@ -117,6 +117,20 @@ void write_trace(const std::string& path, const std::vector<TaskRecord>& trace) 
     throw InputError("cannot write trace file '" + path + "'");
 }
 
+template <typename T>
+void write_factors(const StageConfig& config, const Factorization<T>& f) {
+  if (!config.output_r.empty()) {
+    const DenseMatrix<T> r = f.r();
+    write_matrix_market(config.output_r, r.data.data(), r.rows, r.cols, r.ld());
+  }
+  if (!config.output_q.empty()) {
+    const DenseMatrix<T> q = f.thin_q();
+    write_matrix_market(config.output_q, q.data.data(), q.rows, q.cols, q.ld());
+  }
+}
+
+template void write_factors<float>(const StageConfig&, const Factorization<float>&);
+template void write_factors<double>(const StageConfig&, const Factorization<double>&);
 template DenseMatrix<float> random_matrix<float>(int64_t, int64_t, uint64_t);
 template DenseMatrix<double> random_matrix<double>(int64_t, int64_t, uint64_t);
 template DenseMatrix<float> convert<float>(const DenseMatrix<double>&);
@@ -207,14 +221,7 @@ int run(const StageConfig& config, const StageDescription& stage,
               << res.orthogonality << " (tolerance " << config.tolerance << ")\n";
     return exit_code::check_failed;
   }
-  if (!config.output_r.empty()) {
-    const DenseMatrix<T> r = f.r();
-    write_matrix_market(config.output_r, r.data.data(), r.rows, r.cols, r.ld());
-  }
-  if (!config.output_q.empty()) {
-    const DenseMatrix<T> q = f.thin_q();
-    write_matrix_market(config.output_q, q.data.data(), q.rows, q.cols, q.ld());
-  }
+  write_factors(config, f);
   if (!config.output_x.empty()) write_matrix_market(config.output_x, x.data.data(), x.rows, x.cols, x.ld());
   if (!config.trace.empty()) write_trace(config.trace, f.trace);
   return exit_code::ok;

@@ -84,6 +84,10 @@ DenseMatrix<T> convert(const DenseMatrix<double>& a);
 template <typename T>
 void check_finite(const DenseMatrix<T>& a, const std::string& what, bool allow);
 
+// Writes --output-r (R) and --output-q (the thin Q) where asked.
+template <typename T>
+void write_factors(const StageConfig& config, const Factorization<T>& f);
+
 // Writes --trace's CSV (kind,k,i,j,piv,worker,start_ns,end_ns).
 void write_trace(const std::string& path, const std::vector<TaskRecord>& trace);
 

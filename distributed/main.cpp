@@ -294,15 +294,16 @@ int run(int& argc, char**& argv, const StageConfig& config, const MpiConfig& mpi
     if (code != exit_code::ok) return code;
   }
 
-  Outcome outcome;
+  Outcome outcome, failed_check;
   if (rank == 0) outcome = attempt([&] {
     if (!mpi.simulate.empty()) {
       report.simulated_seconds = simulate_network(mpi, trace, m, n, options, grid, threads, sizeof(T));
+      const std::string sim_grid =
+          mpi.simulate_grid.empty() ? std::to_string(grid.rows) + "x" + std::to_string(grid.cols) : mpi.simulate_grid;
       report.simulated = std::to_string(mpi.simulate_m > 0 ? mpi.simulate_m : m) + "x" +
                          std::to_string(mpi.simulate_n > 0 ? mpi.simulate_n : n) + ", " +
                          std::to_string(mpi.simulate_threads > 0 ? mpi.simulate_threads : threads) +
-                         " workers per rank, grid " + (mpi.simulate_grid.empty() ? std::to_string(grid.rows) + "x" + std::to_string(grid.cols)
-                                                              : mpi.simulate_grid) +
+                         " workers per rank, grid " + sim_grid +
                          ", network " + mpi.simulate + " (us, GB/s)";
     }
     if (config.check) {
@@ -310,23 +311,19 @@ int run(int& argc, char**& argv, const StageConfig& config, const MpiConfig& mpi
       report.residuals = check_factorization(a.data.data(), m, n, a.ld(), f);
     }
     print_report<T>(config, options, grid, threads, report);
-    if (!config.output_r.empty()) {
-      const DenseMatrix<T> r = f.r();
-      write_matrix_market(config.output_r, r.data.data(), r.rows, r.cols, r.ld());
-    }
-    if (!config.output_q.empty()) {
-      const DenseMatrix<T> q = f.thin_q();
-      write_matrix_market(config.output_q, q.data.data(), q.rows, q.cols, q.ld());
-    }
-    if (!config.trace.empty()) write_trace(config.trace, trace);
+    // Like every stage: a failed check writes no output.
     if (config.check && !(report.residuals->residual < config.tolerance &&
                           report.residuals->orthogonality < config.tolerance)) {
       std::ostringstream text;
       text << "check failed: residual " << report.residuals->residual << ", orthogonality "
            << report.residuals->orthogonality << " (tolerance " << config.tolerance << ")";
-      outcome = {exit_code::check_failed, text.str()};
+      failed_check = {exit_code::check_failed, text.str()};
+      return;
     }
+    write_factors(config, f);
+    if (!config.trace.empty()) write_trace(config.trace, trace);
   });
+  if (outcome.code == exit_code::ok) outcome = failed_check;
   return agree(outcome, rank, ranks);
 }
 

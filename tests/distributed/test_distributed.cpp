@@ -23,25 +23,8 @@ namespace {
 
 std::string g_mpi_program, g_fr1_program;
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-class ScratchDir {
- public:
-  ScratchDir() {
-    char pattern[] = "/tmp/tiledqr-mpi-XXXXXX";
-    path_ = mkdtemp(pattern);
-  }
-  ~ScratchDir() { std::system(("rm -rf '" + path_ + "'").c_str()); }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-
- private:
-  std::string path_;
-};
+using testing::ScratchDir;
+using testing::slurp;
 
 struct RunResult {
   int exit_code = -1;
@@ -150,6 +133,17 @@ TEST(DistributedErrors, BadInputOnOneRankEndsEveryRank) {
     EXPECT_EQ(count(r.err, "tiledqr_mpi: error:"), 1) << args << "\n" << r.err;
     EXPECT_NE(r.err.find(needle), std::string::npos) << args << "\n" << r.err;
   }
+}
+
+// Pass rule: a check that fails (a tolerance below any rounding error)
+// ends every rank with exit 3, one message, and no output file.
+TEST(DistributedErrors, FailedCheckExit3) {
+  ScratchDir dir;
+  const RunResult r =
+      run_mpi(dir, 2, "--m 64 --n 48 --tile 16 --check --tolerance 1e-30 --output-r " + dir.file("r.mtx"));
+  EXPECT_EQ(count(r.out, "rank-exit=3"), 2) << r.out << r.err;
+  EXPECT_EQ(count(r.err, "check failed"), 1) << r.err;
+  EXPECT_NE(access(dir.file("r.mtx").c_str(), F_OK), 0);
 }
 
 using distributed::DataKind;

@@ -11,14 +11,12 @@
 namespace tiledqr {
 namespace {
 
-enum class Part { lower, upper, whole };
-
 // Last writer and readers since of each data object, for edge inference.
 class AccessTracker {
  public:
   AccessTracker(int32_t p, int32_t q) : p_(p), objects_(size_t(p) * q * 2) {}
 
-  void read(int32_t i, int32_t j, Part part, int32_t task, std::vector<int32_t>& preds) {
+  void read(int32_t i, int32_t j, TilePart part, int32_t task, std::vector<int32_t>& preds) {
     for (const int32_t o : object_ids(i, j, part)) {
       Object& obj = objects_[o];
       if (obj.last_writer >= 0) preds.push_back(obj.last_writer);
@@ -26,7 +24,7 @@ class AccessTracker {
     }
   }
 
-  void write(int32_t i, int32_t j, Part part, int32_t task, std::vector<int32_t>& preds) {
+  void write(int32_t i, int32_t j, TilePart part, int32_t task, std::vector<int32_t>& preds) {
     for (const int32_t o : object_ids(i, j, part)) {
       Object& obj = objects_[o];
       if (obj.last_writer >= 0) preds.push_back(obj.last_writer);
@@ -42,10 +40,10 @@ class AccessTracker {
     std::vector<int32_t> readers;
   };
 
-  std::vector<int32_t> object_ids(int32_t i, int32_t j, Part part) const {
+  std::vector<int32_t> object_ids(int32_t i, int32_t j, TilePart part) const {
     const int32_t base = 2 * (i + j * p_);
-    if (part == Part::lower) return {base};
-    if (part == Part::upper) return {base + 1};
+    if (part == TilePart::lower) return {base};
+    if (part == TilePart::upper) return {base + 1};
     return {base, base + 1};
   }
 
@@ -53,44 +51,42 @@ class AccessTracker {
   std::vector<Object> objects_;
 };
 
-// The tile parts task t reads and writes (reads first, then read-writes).
 void record_accesses(const Task& t, int32_t id, AccessTracker& tracker,
                      std::vector<int32_t>& preds) {
-  switch (t.kind) {
-    case TaskKind::geqrt:
-      tracker.write(t.i, t.k, Part::whole, id, preds);
-      break;
-    case TaskKind::ormqr:
-      tracker.read(t.i, t.k, Part::lower, id, preds);
-      tracker.write(t.i, t.j, Part::whole, id, preds);
-      break;
-    case TaskKind::tsqrt:
-      tracker.write(t.piv, t.k, Part::upper, id, preds);
-      tracker.write(t.i, t.k, Part::whole, id, preds);
-      break;
-    case TaskKind::tsmqr:
-      tracker.read(t.i, t.k, Part::whole, id, preds);
-      tracker.write(t.piv, t.j, Part::whole, id, preds);
-      tracker.write(t.i, t.j, Part::whole, id, preds);
-      break;
-    case TaskKind::ttqrt:
-      tracker.write(t.piv, t.k, Part::upper, id, preds);
-      tracker.write(t.i, t.k, Part::upper, id, preds);
-      break;
-    case TaskKind::ttmqr:
-      tracker.read(t.i, t.k, Part::upper, id, preds);
-      tracker.write(t.piv, t.j, Part::whole, id, preds);
-      tracker.write(t.i, t.j, Part::whole, id, preds);
-      break;
+  for (const TileAccess& a : tile_accesses(t)) {
+    if (a.write) tracker.write(a.i, a.j, a.part, id, preds);
+    else tracker.read(a.i, a.j, a.part, id, preds);
   }
 }
 
 }  // namespace
 
-Dag build_qr_dag(int32_t p, int32_t q, Tree tree) {
+std::vector<TileAccess> tile_accesses(const Task& t) {
+  switch (t.kind) {
+    case TaskKind::geqrt:
+      return {{t.i, t.k, TilePart::whole, true}};
+    case TaskKind::ormqr:
+      return {{t.i, t.k, TilePart::lower, false}, {t.i, t.j, TilePart::whole, true}};
+    case TaskKind::tsqrt:
+      return {{t.piv, t.k, TilePart::upper, true}, {t.i, t.k, TilePart::whole, true}};
+    case TaskKind::tsmqr:
+      return {{t.i, t.k, TilePart::whole, false}, {t.piv, t.j, TilePart::whole, true},
+              {t.i, t.j, TilePart::whole, true}};
+    case TaskKind::ttqrt:
+      return {{t.piv, t.k, TilePart::upper, true}, {t.i, t.k, TilePart::upper, true}};
+    case TaskKind::ttmqr:
+      return {{t.i, t.k, TilePart::upper, false}, {t.piv, t.j, TilePart::whole, true},
+              {t.i, t.j, TilePart::whole, true}};
+  }
+  return {};
+}
+
+Dag build_qr_dag(int32_t p, int32_t q, Tree tree, int32_t domains, Tree inner) {
   if (p < 1 || q < 1) throw InputError("build_qr_dag: empty tile grid");
-  // Counted in closed form before anything is allocated: this builder's ids are int32.
-  const int64_t tasks = qr_dag::make_shape(p, q, tree).num_tasks;
+  // Counted in closed form before anything is allocated: this builder's ids
+  // are int32. A hierarchical tree has at most the binary tree's tasks (each
+  // tile row below the first is eliminated once, by a tsqrt or a ttqrt).
+  const int64_t tasks = qr_dag::make_shape(p, q, tree == Tree::hierarchical ? Tree::binary : tree).num_tasks;
   if (tasks > std::numeric_limits<int32_t>::max())
     throw InputError("build_qr_dag: " + std::to_string(p) + " x " + std::to_string(q) + " tiles with the " +
                      tree_name(tree) + " tree give " + std::to_string(tasks) +
@@ -111,7 +107,7 @@ Dag build_qr_dag(int32_t p, int32_t q, Tree tree) {
   };
   const int32_t steps = std::min(p, q);
   for (int32_t k = 0; k < steps; ++k) {
-    for (const Elimination& e : panel_eliminations(p, k, tree)) {
+    for (const Elimination& e : panel_eliminations(p, k, tree, domains, inner)) {
       add(factor_task(e, k));
       for (int32_t j = k + 1; j < q; ++j) add(update_task(e, k, j));
     }

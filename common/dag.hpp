@@ -29,7 +29,22 @@ struct Dag {
   int64_t num_edges() const { return static_cast<int64_t>(preds.size()); }
 };
 
-// The DAG of a p×q tile grid for `tree`.
-Dag build_qr_dag(int32_t p, int32_t q, Tree tree);
+// The DAG of a p×q tile grid for `tree` (`domains` and `inner`: see
+// panel_eliminations).
+Dag build_qr_dag(int32_t p, int32_t q, Tree tree, int32_t domains = 1, Tree inner = Tree::flat);
+
+// What a task touches: part of tile (i, j), read or read-write. Tiles of the
+// panel column are split into their strict lower part (geqrt's V) and the
+// rest (R, or ttqrt's V); other tiles are touched whole.
+enum class TilePart : uint8_t { lower, upper, whole };
+struct TileAccess {
+  int32_t i, j;
+  TilePart part;
+  bool write;
+};
+
+// The accesses of task t, reads first: the rule the DAG's edges come from,
+// and the access modes a runtime that infers dependencies is given.
+std::vector<TileAccess> tile_accesses(const Task& t);
 
 }  // namespace tiledqr

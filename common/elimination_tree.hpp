@@ -7,7 +7,13 @@
 //           neighbours at distance 1, 2, 4, … (log₂ levels);
 //   greedy: geqrt on every tile, then at each level the upper half of the
 //           live rows eliminates the lower half (row t with row t + ⌈r/2⌉),
-//           so the live rows stay contiguous at the top of the panel.
+//           so the live rows stay contiguous at the top of the panel;
+//   hierarchical: rows i ≥ k fall into `domains` domains (i mod domains);
+//           each domain is reduced onto its top row by `inner` (flat:
+//           geqrt then tsqrt, binary: geqrt on each row then ttqrt pairs),
+//           then the domains' top rows by a binary tree of ttqrt, so a
+//           panel spread over P process rows needs ⌈log₂ P⌉ merge levels
+//           across them.
 #pragma once
 
 #include <cstdint>
@@ -24,7 +30,9 @@ struct Elimination {
   int32_t piv;    // tile row that keeps the triangle; == i for geqrt
 };
 
-std::vector<Elimination> panel_eliminations(int32_t p, int32_t k, Tree tree);
+// `domains` and `inner` matter only for the hierarchical tree.
+std::vector<Elimination> panel_eliminations(int32_t p, int32_t k, Tree tree, int32_t domains = 1,
+                                            Tree inner = Tree::flat);
 
 // The update task that applies elimination `e` of panel k to tile column j.
 Task update_task(const Elimination& e, int32_t k, int32_t j);

@@ -97,7 +97,7 @@ template <typename T>
 void Factorization<T>::apply_panel(int32_t k, bool transpose, T* c, int64_t nrhs) const {
   const int b = tiles.b;
   const int64_t block = int64_t(b) * nrhs;  // one row block of B, ld b
-  std::vector<Elimination> plan = panel_eliminations(tiles.p, k, options.tree);
+  std::vector<Elimination> plan = panel_eliminations(tiles.p, k, options.tree, options.tree_domains, options.inner_tree);
   if (!transpose) std::reverse(plan.begin(), plan.end());
   for (const Elimination& e : plan) {
     const Task update = update_task(e, k, 0);

@@ -29,29 +29,6 @@
 namespace tiledqr {
 namespace {
 
-// Without --check or --no-check, the residuals are computed while m·n² is at
-// most this: the host check forms Q and Q'Q, O(m·n²) flops that cost about
-// nine factorisations, so a large run would spend most of its time there.
-constexpr double kDefaultCheckLimit = 17179869184.0;  // 2^34, e.g. 16384 x 1024
-
-struct RunConfig {
-  int64_t m = 2048;
-  int64_t n = 1024;
-  std::string input;
-  std::string precision = "double";
-  uint64_t seed = 42;
-  Options options;
-  std::string tree = "flat";
-  std::string backend = "lapack";
-  bool check = false;     // --check: always compute the residuals, exit 3 when they fail
-  bool no_check = false;  // --no-check: never compute them
-  double check_limit = kDefaultCheckLimit;
-  double tolerance = 50;
-  bool json = false;
-  bool allow_nonfinite = false;
-  bool tree_given = false;  // --tree on the command line; else the stage picks by shape
-  std::string output_r, output_q, rhs, output_x, trace;
-};
 
 // Peak resident memory of this process so far, in MiB.
 double peak_rss_mib() {
@@ -77,6 +54,8 @@ std::string json_string(const std::string& s) {
   return out + "\"";
 }
 
+}  // namespace
+
 template <typename T>
 DenseMatrix<T> random_matrix(int64_t m, int64_t n, uint64_t seed) {
   DenseMatrix<T> a(m, n);
@@ -97,6 +76,13 @@ void check_finite(const DenseMatrix<T>& a, const std::string& what, bool allow) 
                          " at (" + std::to_string(i + 1) + ", " + std::to_string(j + 1) +
                          "); use --allow-nonfinite to factor it anyway");
 }
+
+template DenseMatrix<float> random_matrix<float>(int64_t, int64_t, uint64_t);
+template DenseMatrix<double> random_matrix<double>(int64_t, int64_t, uint64_t);
+template void check_finite<float>(const DenseMatrix<float>&, const std::string&, bool);
+template void check_finite<double>(const DenseMatrix<double>&, const std::string&, bool);
+
+namespace {
 
 bool ends_with_json(const std::string& path) {
   return path.size() >= 5 && path.compare(path.size() - 5, 5, ".json") == 0;
@@ -125,7 +111,7 @@ struct StageOutputs {
   OutputTarget r, q, x, trace;
 };
 
-StageOutputs check_stage_outputs(const RunConfig& config) {
+StageOutputs check_stage_outputs(const StageConfig& config) {
   StageOutputs out{check_output_path("--output-r", config.output_r),
                    check_output_path("--output-q", config.output_q),
                    check_output_path("--output-x", config.output_x),
@@ -146,8 +132,33 @@ void write_matrix_file(OutputFile& out, const std::string& path, const DenseMatr
   else write_matrix_market(out, a.data.data(), a.rows, a.cols, a.ld());
 }
 
+}  // namespace
+
+template <typename T>
+void write_factors(const StageConfig& config, const Factorization<T>& f) {
+  // Both or neither: each whole in a temporary, then both renamed in (output_file.hpp).
+  const OutputTarget r = check_output_path("--output-r", config.output_r);
+  const OutputTarget q = check_output_path("--output-q", config.output_q);
+  check_distinct_outputs({r, q});
+  std::vector<OutputJob> jobs;
+  if (r.requested()) jobs.push_back({r, [&](OutputFile& out) { write_matrix_file(out, config.output_r, f.r()); }});
+  if (q.requested())
+    jobs.push_back({q, [&](OutputFile& out) { write_matrix_file(out, config.output_q, f.thin_q()); }});
+  write_outputs(jobs);
+}
+
+template void write_factors<float>(const StageConfig&, const Factorization<float>&);
+template void write_factors<double>(const StageConfig&, const Factorization<double>&);
+
+void write_trace(const std::string& path, const std::vector<TaskRecord>& trace, const StageDescription& stage) {
+  const OutputTarget target = check_output_path("--trace", path);
+  write_outputs({{target, [&](OutputFile& out) { write_trace(out, path, trace, stage); }}});
+}
+
+namespace {
+
 // Why the residuals are not computed, or empty when they are.
-std::string check_skipped_because(const RunConfig& config, int64_t m, int64_t n) {
+std::string check_skipped_because(const StageConfig& config, int64_t m, int64_t n) {
   if (config.check) return "";
   if (config.no_check) return "--no-check";
   const double work = double(m) * double(n) * double(n);
@@ -159,7 +170,7 @@ std::string check_skipped_because(const RunConfig& config, int64_t m, int64_t n)
 }
 
 template <typename T>
-int run(const RunConfig& config, const StageOutputs& outputs, const StageDescription& stage,
+int run(const StageConfig& config, const StageOutputs& outputs, const StageDescription& stage,
         const FactorFunction<T>& factor_function) {
   DenseMatrix<T> a;
   std::string source;
@@ -290,8 +301,8 @@ int run(const RunConfig& config, const StageOutputs& outputs, const StageDescrip
 
 }  // namespace
 
-int stage_main(int argc, char** argv, const StageDescription& stage) {
-  RunConfig config;
+int parse_stage_command_line(int argc, char** argv, const StageDescription& stage, StageConfig& config,
+                             bool report, const std::function<void(CLI::App&)>& extra) {
   CLI::App app{stage.summary, stage.name};
   const CLI::Validator signed_decimal = decimal_integer(true);
   const CLI::Validator unsigned_decimal = decimal_integer(false);
@@ -313,8 +324,13 @@ int stage_main(int argc, char** argv, const StageDescription& stage) {
       app.add_option("--threads", config.options.threads, "worker threads (0: every CPU this process may use)")
           ->transform(signed_decimal);
   auto* tree_option = app.add_option("--tree", config.tree,
-                                     "elimination tree: flat, binary or greedy (default: the stage's choice by shape)")
-      ->check(CLI::IsMember({"flat", "binary", "greedy"}));
+                                     "elimination tree: flat, binary, greedy or hierarchical (default: the stage's choice by shape)")
+      ->check(CLI::IsMember({"flat", "binary", "greedy", "hierarchical"}));
+  app.add_option("--domains", config.options.tree_domains,
+                 "hierarchical tree: domains, tile row i in domain i mod domains (default 1)")
+      ->transform(signed_decimal);
+  app.add_option("--inner-tree", config.inner_tree, "hierarchical tree: flat or binary inside a domain")
+      ->check(CLI::IsMember({"flat", "binary"}));
   auto* backend_option =
       app.add_option("--backend", config.backend, "tile kernels: reference or lapack (default lapack)")
       ->check(CLI::IsMember({"reference", "lapack"}));
@@ -340,15 +356,19 @@ int stage_main(int argc, char** argv, const StageDescription& stage) {
   app.set_version_flag("--version", [&stage] {
     return version_text(stage.name, stage.library_versions ? stage.library_versions() : std::string());
   });
+  if (extra) extra(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
+    if (!report) return exit_code::ok;
     return app.exit(e);
   } catch (const CLI::CallForVersion& e) {
+    if (!report) return exit_code::ok;
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::cerr << stage.name << ": " << e.what() << "\n"
-              << "Run with --help for more information.\n";
+    if (report)
+      std::cerr << stage.name << ": " << e.what() << "\n"
+                << "Run with --help for more information.\n";
     return exit_code::bad_input;
   }
 
@@ -368,8 +388,11 @@ int stage_main(int argc, char** argv, const StageDescription& stage) {
     if (!stage.own_kernels.empty() && (backend_option->count() > 0 || inner_block_option->count() > 0))
       throw InputError(stage.name + " runs its own tile kernels (" + stage.own_kernels +
                        "): --backend and --inner-block do not apply");
+    if (config.options.tree_domains < 1)
+      throw InputError("--domains must be >= 1, got " + std::to_string(config.options.tree_domains));
     config.options.backend = parse_backend(config.backend);
     config.options.tree = parse_tree(config.tree);
+    config.options.inner_tree = parse_tree(config.inner_tree);
     config.tree_given = tree_option->count() > 0;
     config.options.trace = !config.trace.empty();
     if (stage.uses_threads && config.options.threads == 0)
@@ -379,6 +402,18 @@ int stage_main(int argc, char** argv, const StageDescription& stage) {
                        ": --threads " + std::to_string(config.options.threads) +
                        " does not apply (fr2_threaded is the threaded CPU stage)");
     if (!stage.uses_threads) config.options.threads = 1;
+  } catch (const InputError& e) {
+    if (report) std::cerr << stage.name << ": error: " << e.what() << "\n";
+    return exit_code::bad_input;
+  }
+  return -1;
+}
+
+int stage_main(int argc, char** argv, const StageDescription& stage) {
+  StageConfig config;
+  const int parsed = parse_stage_command_line(argc, argv, stage, config, true);
+  if (parsed >= 0) return parsed;
+  try {
     // Outputs are checked before the input is read or anything is computed.
     const StageOutputs outputs = check_stage_outputs(config);
     if (config.precision == "float") return run<float>(config, outputs, stage, stage.factor_float);

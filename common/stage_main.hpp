@@ -7,8 +7,14 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
+#include "dense_matrix.hpp"
 #include "factorization.hpp"
+
+namespace CLI {
+class App;
+}
 
 namespace tiledqr {
 
@@ -40,5 +46,56 @@ struct StageDescription {
 };
 
 int stage_main(int argc, char** argv, const StageDescription& stage);
+
+// Without --check or --no-check, the residuals are computed while m·n² is at
+// most this: the host check forms Q and Q'Q, O(m·n²) flops that cost about
+// nine factorisations, so a large run would spend most of its time there.
+constexpr double kDefaultCheckLimit = 17179869184.0;  // 2^34, e.g. 16384 x 1024
+
+// The parsed common command line.
+struct StageConfig {
+  int64_t m = 2048;
+  int64_t n = 1024;
+  std::string input;
+  std::string precision = "double";
+  uint64_t seed = 42;
+  Options options;
+  std::string tree = "flat";
+  std::string inner_tree = "flat";
+  std::string backend = "lapack";
+  bool check = false;     // --check: always compute the residuals, exit 3 when they fail
+  bool no_check = false;  // --no-check: never compute them
+  double check_limit = kDefaultCheckLimit;
+  double tolerance = 50;
+  bool json = false;
+  bool allow_nonfinite = false;
+  bool tree_given = false;  // --tree on the command line; else the stage picks by shape
+  std::string output_r, output_q, rhs, output_x, trace;
+};
+
+// Parses and validates the common command line plus the options `extra`
+// adds (for a program with more than the common ones). Returns -1 when the
+// run should go on, else the exit code (0 after --help, 2 for bad usage);
+// messages go to stderr only where `report` is set (one rank of many).
+int parse_stage_command_line(int argc, char** argv, const StageDescription& stage,
+                             StageConfig& config, bool report,
+                             const std::function<void(CLI::App&)>& extra = {});
+
+// The seeded random matrix every stage factors without --input: entries
+// uniform in [-1, 1) drawn column by column from mt19937_64(seed).
+template <typename T>
+DenseMatrix<T> random_matrix(int64_t m, int64_t n, uint64_t seed);
+
+// Throws InputError naming the first NaN/Inf of A (1-based), unless `allow`.
+template <typename T>
+void check_finite(const DenseMatrix<T>& a, const std::string& what, bool allow);
+
+// Writes --output-r (R) and --output-q (the thin Q) where asked.
+template <typename T>
+void write_factors(const StageConfig& config, const Factorization<T>& f);
+
+// Writes --trace: Chrome trace-event JSON for a .json path, else the CSV
+// kind,k,i,j,piv,worker,start_ns,end_ns.
+void write_trace(const std::string& path, const std::vector<TaskRecord>& trace, const StageDescription& stage);
 
 }  // namespace tiledqr

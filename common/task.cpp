@@ -26,6 +26,7 @@ const char* tree_name(Tree tree) {
     case Tree::flat: return "flat";
     case Tree::binary: return "binary";
     case Tree::greedy: return "greedy";
+    case Tree::hierarchical: return "hierarchical";
   }
   return "unknown";
 }
@@ -40,7 +41,8 @@ Tree parse_tree(const std::string& text) {
   if (text == "flat") return Tree::flat;
   if (text == "binary") return Tree::binary;
   if (text == "greedy") return Tree::greedy;
-  throw InputError("unknown tree '" + text + "' (expected flat, binary or greedy)");
+  if (text == "hierarchical") return Tree::hierarchical;
+  throw InputError("unknown tree '" + text + "' (expected flat, binary, greedy or hierarchical)");
 }
 
 }  // namespace tiledqr

@@ -88,7 +88,8 @@ void run_grid(Factorization<T>& f, const ReadyPicker& pick, const TraceClock& cl
 
 template <typename T>
 void run_dag(Factorization<T>& f, const ReadyPicker& pick, const TraceClock& clock) {
-  const Dag dag = build_qr_dag(f.tiles.p, f.tiles.q, f.options.tree);
+  const Dag dag = build_qr_dag(f.tiles.p, f.tiles.q, f.options.tree, f.options.tree_domains,
+                               f.options.inner_tree);
   std::vector<int64_t> remaining(dag.tasks.size());
   auto before = [&dag](int32_t a, int32_t b) {
     if (dag.priority[a] != dag.priority[b]) return dag.priority[a] > dag.priority[b];

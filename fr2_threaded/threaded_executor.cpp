@@ -74,8 +74,8 @@ class DagSchedule {
  public:
   using Item = int32_t;
 
-  DagSchedule(int32_t p, int32_t q, Tree tree)
-      : dag_(build_qr_dag(p, q, tree)),
+  DagSchedule(int32_t p, int32_t q, const Options& o)
+      : dag_(build_qr_dag(p, q, o.tree, o.tree_domains, o.inner_tree)),
         remaining_(new std::atomic<int32_t>[size_t(dag_.num_tasks())]),
         ready_(RunsAfterByPriority{&dag_}) {
     for (int32_t t = 0; t < dag_.num_tasks(); ++t) {
@@ -265,7 +265,7 @@ void run_threaded(Factorization<T>& f, int threads, const ThreadedHooks& hooks) 
     GridSchedule schedule(f.tiles.p, f.tiles.q);
     run_workers(f, schedule, workers, hooks);
   } else {
-    DagSchedule schedule(f.tiles.p, f.tiles.q, f.options.tree);
+    DagSchedule schedule(f.tiles.p, f.tiles.q, f.options);
     run_workers(f, schedule, workers, hooks);
   }
 }

@@ -9,7 +9,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <random>
+#include <sstream>
+#include <string>
 #include <vector>
 
 #include "dense_matrix.hpp"
@@ -46,5 +49,30 @@ bool all_finite(const std::vector<T>& values) {
     if (!std::isfinite(double(x))) return false;
   return true;
 }
+
+// The whole contents of a file ("" when it cannot be read).
+inline std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+// A scratch directory under /tmp for one test, removed at the end.
+class ScratchDir {
+ public:
+  ScratchDir() {
+    char pattern[] = "/tmp/tiledqr-test-XXXXXX";
+    path_ = mkdtemp(pattern);
+  }
+  ~ScratchDir() { std::system(("rm -rf '" + path_ + "'").c_str()); }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  std::string file(const std::string& name) const { return path_ + "/" + name; }
+  void write(const std::string& name, const std::string& text) const { std::ofstream(file(name)) << text; }
+
+ private:
+  std::string path_;
+};
 
 }  // namespace tiledqr::testing

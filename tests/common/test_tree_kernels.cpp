@@ -28,6 +28,7 @@
 #include <tuple>
 #include <vector>
 
+#include "checks.hpp"
 #include "dag.hpp"
 #include "elimination_tree.hpp"
 #include "kernels/householder.hpp"
@@ -485,6 +486,41 @@ TEST(TreeDag, RandomValidOrdersKeepEveryEdge) {
         EXPECT_EQ(f.tiles.data, priority.tiles.data);
         EXPECT_EQ(f.t_merge, priority.t_merge);
       }
+    }
+  }
+}
+
+// The hierarchical tree (3 domains, flat or binary inside): FR1 in random
+// valid orders passes the access check against the DAG's program order and
+// gives the priority order's factors bit for bit; both residuals < 50.
+TEST(TreeDag, HierarchicalRandomOrdersAndAccuracy) {
+  std::mt19937_64 rng(test_seed() + 7);
+  const int b = 3;
+  for (const Tree inner : {Tree::flat, Tree::binary}) {
+    for (const auto& [p, q] : kDagGrids) {
+      SCOPED_TRACE(std::string("inner ") + tree_name(inner) + ", " + std::to_string(p) + "x" + std::to_string(q));
+      const int64_t m = int64_t(p) * b - 1, n = int64_t(q) * b - (q > 1 ? 2 : 0);
+      const std::vector<double> a = random_matrix<double>(m, n, rng);
+      Options options;
+      options.tile = b;
+      options.tree = Tree::hierarchical;
+      options.tree_domains = 3;
+      options.inner_tree = inner;
+      options.backend = Backend::reference;
+      const Factorization<double> priority = factor(a.data(), m, n, m, options);
+      const Dag dag = build_qr_dag(p, q, Tree::hierarchical, 3, inner);
+      for (int run = 0; run < 3; ++run) {
+        options.trace = true;
+        Factorization<double> f(a.data(), m, n, m, options);
+        run_serial(f, [&rng](size_t count) { return size_t(rng() % count); });
+        std::vector<Task> order;
+        for (const TaskRecord& r : f.trace) order.push_back(r.task);
+        EXPECT_EQ(check_order(dag.tasks, order, p), "");
+        EXPECT_EQ(f.tiles.data, priority.tiles.data);
+      }
+      const Residuals res = check_factorization(a.data(), m, n, m, priority);
+      EXPECT_LT(res.residual, 50);
+      EXPECT_LT(res.orthogonality, 50);
     }
   }
 }

@@ -24,27 +24,8 @@ struct RunResult {
   std::string out, err;
 };
 
-std::string slurp(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream s;
-  s << in.rdbuf();
-  return s.str();
-}
-
-// A scratch directory for one test, removed at the end.
-class ScratchDir {
- public:
-  ScratchDir() {
-    char pattern[] = "/tmp/tiledqr-cli-XXXXXX";
-    path_ = mkdtemp(pattern);
-  }
-  ~ScratchDir() { std::system(("rm -rf '" + path_ + "'").c_str()); }
-  std::string file(const std::string& name) const { return path_ + "/" + name; }
-  void write(const std::string& name, const std::string& text) const { std::ofstream(file(name)) << text; }
-
- private:
-  std::string path_;
-};
+using testing::ScratchDir;
+using testing::slurp;
 
 bool exists(const std::string& path) { return access(path.c_str(), F_OK) == 0; }
 

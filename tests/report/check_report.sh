@@ -12,7 +12,7 @@ bash "$root/scripts/plots" "$root/report/data" "$scratch" > "$scratch/plots.log"
   cat "$scratch/plots.log"; echo "FAIL: scripts/plots failed"; exit 1; }
 status=0
 for name in time_square time_tall_skinny speedup_cusolver fr2_scaling fr3_knobs gantt_fr3 \
-            gantt_fr4 fr4_overhead accuracy lcs_model enkf_scaling; do
+            gantt_fr4 fr4_overhead accuracy lcs_model enkf_scaling distributed gantt_distributed; do
   for ext in svg png; do
     if [ ! -s "$scratch/$name.$ext" ]; then echo "FAIL: $name.$ext missing or empty"; status=1; fi
   done
@@ -25,7 +25,12 @@ for csv in fr1_cpu fr2_cpu fr2_cpu_2core fr3_gpu fr3_knobs fr4_qr quick; do
   rows=$(awk '!/^#/ && NF { n++ } END { print n - 1 }' "$file")
   if [ "$rows" -lt 1 ]; then echo "FAIL: $csv.csv has no rows"; status=1; fi
 done
-for trace in fr3_trace_1024 fr4_trace_1024; do
+dist_columns="machine,date,commit,m,n,precision,tile,inner_block,tree,inner_tree,grid,ranks,threads,seconds,gflops,peer,peer_block,peer_seconds,speedup_vs_peer,tile_messages,bytes_model"
+for csv in distributed distributed_device; do
+  header=$(awk '!/^#/ { print; exit }' "$root/report/data/$csv.csv")
+  if [ "$header" != "$dist_columns" ]; then echo "FAIL: $csv.csv columns: $header"; status=1; fi
+done
+for trace in fr3_trace_1024 fr4_trace_1024 distributed_trace_768; do
   header=$(head -n 1 "$root/report/data/$trace.csv")
   if [ "$header" != "kind,k,i,j,piv,worker,start_ns,end_ns" ]; then echo "FAIL: $trace.csv header: $header"; status=1; fi
 done

@@ -8,7 +8,7 @@
 #include <mutex>
 
 #include "dag.hpp"
-#include "lapack_kernels.hpp"
+#include "kernels/lapack/lapack_kernels.hpp"
 
 namespace tiledqr::distributed {
 namespace {

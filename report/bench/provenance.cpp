@@ -14,8 +14,10 @@ std::string provenance_line(const std::string& gpu) {
 }
 
 void refuse_overwrite(const std::string& path, bool resume, bool force) {
+  // Only a regular file (or a link to one) holds results to lose; a device
+  // or FIFO is written in place (output_file.hpp).
   struct stat info {};
-  if (resume || force || ::stat(path.c_str(), &info) != 0) return;
+  if (resume || force || ::stat(path.c_str(), &info) != 0 || !S_ISREG(info.st_mode)) return;
   throw InputError("'" + path + "' exists: pass --resume to add the missing cases to it, or --force to replace it");
 }
 

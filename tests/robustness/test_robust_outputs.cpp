@@ -324,9 +324,10 @@ TEST(RobustBench, MalformedArgumentsExit2NamingThem) {
   text.replace(tile, 9, ",flat,3x,");
   dir.write("b.csv", text);
   const Outcome o = run_in(dir.path(), g_bench, bench_args({"--out", "b.csv", "--resume", "--shapes", "8x8,16x16"}));
-  csv_row("corrupt row under --resume", "tiledqr_bench", "--resume, tile '3x' on line 3",
+  // Line 4: the command line, the build's provenance, the header, then the row.
+  csv_row("corrupt row under --resume", "tiledqr_bench", "--resume, tile '3x' on line 4",
           "exit 2, message naming file, line and column", o);
-  expect_exit(o, 2, {"b.csv:3:", "tile", "'3x'"});
+  expect_exit(o, 2, {"b.csv:4:", "tile", "'3x'"});
   EXPECT_EQ(slurp(dir.path() / "b.csv"), text);
 }
 

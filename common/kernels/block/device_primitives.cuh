@@ -13,12 +13,28 @@ namespace tiledqr::kernels::block {
 //   a0 = A(g, q),  a1 = A(g + 8, q);
 //   b0 = B(q, g);
 //   d0 = D(g, 2q), d1 = D(g, 2q + 1), d2 = D(g + 8, 2q), d3 = D(g + 8, 2q + 1).
+// Before sm_90 (no m16n8 .f64 shapes) the same product is formed with
+// shuffles and FMAs: correct everywhere, fast only on the tensor cores.
 __device__ __forceinline__ void mma_m16n8k4(double (&d)[4], double a0, double a1, double b0) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  const int lane = int(threadIdx.x % 32), g = lane / 4, q = lane % 4;
+  for (int k = 0; k < 4; ++k) {
+    const double top = __shfl_sync(0xffffffffu, a0, 4 * g + k);        // A(g, k)
+    const double bottom = __shfl_sync(0xffffffffu, a1, 4 * g + k);     // A(g + 8, k)
+    const double even = __shfl_sync(0xffffffffu, b0, 4 * (2 * q) + k);      // B(k, 2q)
+    const double odd = __shfl_sync(0xffffffffu, b0, 4 * (2 * q + 1) + k);    // B(k, 2q + 1)
+    d[0] = fma(top, even, d[0]);
+    d[1] = fma(top, odd, d[1]);
+    d[2] = fma(bottom, even, d[2]);
+    d[3] = fma(bottom, odd, d[3]);
+  }
+#else
   asm volatile(
       "mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 "
       "{%0, %1, %2, %3}, {%4, %5}, {%6}, {%0, %1, %2, %3};\n"
       : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
       : "d"(a0), "d"(a1), "d"(b0));
+#endif
 }
 
 // D (16, 8) += A (16, 8) · B (8, 8), one warp; with g and q as above,
@@ -27,11 +43,16 @@ __device__ __forceinline__ void mma_m16n8k4(double (&d)[4], double a0, double a1
 // The callers pass the two k slots of a lane (q and q + 4) as pairs.
 __device__ __forceinline__ void mma_m16n8k8(double (&d)[4], double a0, double a1, double a2, double a3,
                                             double b0, double b1) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  mma_m16n8k4(d, a0, a1, b0);  // k = q
+  mma_m16n8k4(d, a2, a3, b1);  // k = q + 4
+#else
   asm volatile(
       "mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64 "
       "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
       : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
       : "d"(a0), "d"(a1), "d"(a2), "d"(a3), "d"(b0), "d"(b1));
+#endif
 }
 
 __device__ __forceinline__ uint32_t shared_address(const void* p) {

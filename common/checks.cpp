@@ -64,36 +64,40 @@ void gram(int64_t m, int64_t k, const T* q, T* g) {
   }
 }
 
-// ‖A‖_F as scale·√sum_of_squares (LAPACK's dlassq). The two parts are kept
-// apart where a ratio of norms is wanted: ‖A‖_F itself overflows for a
-// matrix of entries near 1e307 that factors without trouble.
-struct ScaledSumOfSquares {
-  double scale = 0;
-  double sum_of_squares = 1;
-};
+}  // namespace
+
+void ScaledSumOfSquares::add(double value) {
+  const double x = std::fabs(value);
+  if (x == 0 || std::isnan(scale)) return;
+  if (std::isnan(x)) {
+    *this = {x, 1};
+  } else if (scale < x) {
+    sum_of_squares = 1 + sum_of_squares * (scale / x) * (scale / x);
+    scale = x;
+  } else {
+    sum_of_squares += (x / scale) * (x / scale);
+  }
+}
+
+void ScaledSumOfSquares::merge(const ScaledSumOfSquares& other) {
+  if (other.scale == 0 || std::isnan(scale)) return;
+  if (std::isnan(other.scale) || scale < other.scale) {
+    const double ratio = scale / other.scale;
+    *this = {other.scale, other.sum_of_squares + sum_of_squares * ratio * ratio};
+  } else {
+    const double ratio = other.scale / scale;
+    sum_of_squares += other.sum_of_squares * ratio * ratio;
+  }
+}
 
 template <typename T>
 ScaledSumOfSquares scaled_sum_of_squares(int64_t m, int64_t n, const T* a, int64_t lda) {
   ScaledSumOfSquares s;
-  for (int64_t j = 0; j < n; ++j) {
-    for (int64_t i = 0; i < m; ++i) {
-      const double x = std::fabs(double(a[i + j * lda]));
-      if (x == 0) continue;
-      if (std::isnan(x)) return {x, 1};
-      if (s.scale < x) {
-        s.sum_of_squares = 1 + s.sum_of_squares * (s.scale / x) * (s.scale / x);
-        s.scale = x;
-      } else {
-        s.sum_of_squares += (x / s.scale) * (x / s.scale);
-      }
-    }
-  }
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t i = 0; i < m; ++i) s.add(double(a[i + j * lda]));
   return s;
 }
 
-// ‖A − QR‖_F / (‖A‖_F·n·ε) from the scaled sums of A − QR and A, divided
-// step by step: the product ‖A‖_F·n·ε overflows to Inf for ‖A‖_F above
-// about 1e306, and the residual then read 0, a check that always passes.
 double residual_ratio(const ScaledSumOfSquares& difference, const ScaledSumOfSquares& a,
                       int64_t n, double eps) {
   if (difference.scale == 0) return 0;
@@ -101,8 +105,6 @@ double residual_ratio(const ScaledSumOfSquares& difference, const ScaledSumOfSqu
   return difference.scale / a.scale * std::sqrt(difference.sum_of_squares / a.sum_of_squares) /
          (double(n) * eps);
 }
-
-}  // namespace
 
 template <typename T>
 double unit_roundoff() {
@@ -220,6 +222,8 @@ template Residuals residuals_of_explicit_qr<float>(const float*, int64_t, int64_
                                                    const float*);
 template Residuals residuals_of_explicit_qr<double>(const double*, int64_t, int64_t, const double*,
                                                     const double*);
+template ScaledSumOfSquares scaled_sum_of_squares<float>(int64_t, int64_t, const float*, int64_t);
+template ScaledSumOfSquares scaled_sum_of_squares<double>(int64_t, int64_t, const double*, int64_t);
 template Residuals check_factorization<float>(const float*, int64_t, int64_t, int64_t,
                                               const Factorization<float>&);
 template Residuals check_factorization<double>(const double*, int64_t, int64_t, int64_t,

@@ -15,6 +15,26 @@ namespace tiledqr {
 template <typename T>
 double frobenius_norm(int64_t m, int64_t n, const T* a, int64_t lda);
 
+// ‖A‖_F as scale·√sum_of_squares (LAPACK's dlassq). The two parts are kept
+// apart where a ratio of norms is wanted: ‖A‖_F itself overflows for a
+// matrix of entries near 1e307 that factors without trouble. A NaN entry
+// makes scale NaN for good.
+struct ScaledSumOfSquares {
+  double scale = 0;
+  double sum_of_squares = 1;
+  void add(double value);                        // one more entry
+  void merge(const ScaledSumOfSquares& other);   // the entries of both
+};
+
+template <typename T>
+ScaledSumOfSquares scaled_sum_of_squares(int64_t m, int64_t n, const T* a, int64_t lda);
+
+// ‖A − QR‖_F / (‖A‖_F·n·ε) from the scaled sums of A − QR and A, divided
+// step by step: the product ‖A‖_F·n·ε overflows to Inf for ‖A‖_F above
+// about 1e306, and the residual then read 0, a check that always passes.
+double residual_ratio(const ScaledSumOfSquares& difference, const ScaledSumOfSquares& a, int64_t n,
+                      double eps);
+
 struct Residuals {
   double residual = 0;       // ‖A − QR‖_F / (‖A‖_F·n·ε)
   double orthogonality = 0;  // ‖I − QᵀQ‖_F / (n·ε)

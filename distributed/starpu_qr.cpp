@@ -1,10 +1,13 @@
 // StarPU-MPI executor of the tiled QR (starpu_qr.hpp).
 #include "starpu_qr.hpp"
 
+#include <cblas.h>
 #include <starpu_mpi.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
+#include <functional>
 #include <mutex>
 
 #include "dag.hpp"
@@ -68,17 +71,20 @@ void run_codelet(void* buffers[], void* cl_arg) {
   }
 }
 
+// A CPU codelet of any number of buffers running `run`.
+starpu_codelet cpu_codelet(starpu_cpu_func_t run, const char* name) {
+  starpu_codelet c;
+  starpu_codelet_init(&c);
+  c.where = STARPU_CPU;
+  c.cpu_funcs[0] = run;
+  c.nbuffers = STARPU_VARIABLE_NBUFFERS;
+  c.name = name;
+  return c;
+}
+
 template <typename T>
 starpu_codelet* codelet() {
-  static starpu_codelet cl = [] {
-    starpu_codelet c;
-    starpu_codelet_init(&c);
-    c.where = STARPU_CPU;
-    c.cpu_funcs[0] = run_codelet<T>;
-    c.nbuffers = STARPU_VARIABLE_NBUFFERS;
-    c.name = "tiledqr_tile_task";
-    return c;
-  }();
+  static starpu_codelet cl = cpu_codelet(run_codelet<T>, "tiledqr_tile_task");
   return &cl;
 }
 
@@ -108,6 +114,126 @@ void record_task(void* arg) {
 }
 
 constexpr int kinds = 4;  // DataKind values
+
+// --- The distributed check ---------------------------------------------
+
+// What a check task does to its tiles, all (b, b).
+enum class CheckOp : int32_t {
+  apply_local,  // V; T (ib, b); C ← Q C (geqrt's reflectors)
+  apply_merge,  // V; T (ib, b); [top; bottom] ← Q [top; bottom] (tsqrt l = 0, ttqrt l = b)
+  gram,         // G; Y; Z: G −= Yᵀ Z
+};
+
+struct CheckArgs {
+  CheckOp op = CheckOp::apply_local;
+  int32_t b = 0, ib = 0, l = 0;
+};
+
+// C (b, b) −= Aᵀ B, A and B (b, b).
+void minus_transposed_product(int b, const double* a, int lda, const double* x, int ldx, double* c, int ldc) {
+  cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, b, b, b, -1.0, a, lda, x, ldx, 1.0, c, ldc);
+}
+void minus_transposed_product(int b, const float* a, int lda, const float* x, int ldx, float* c, int ldc) {
+  cblas_sgemm(CblasColMajor, CblasTrans, CblasNoTrans, b, b, b, -1.0f, a, lda, x, ldx, 1.0f, c, ldc);
+}
+
+template <typename T>
+void run_check_codelet(void* buffers[], void* cl_arg) {
+  CheckArgs args;
+  starpu_codelet_unpack_args(cl_arg, &args);
+  const int b = args.b;
+  switch (args.op) {
+    case CheckOp::apply_local:  // V (b, b) unit lower; T (ib, b); C (b, b)
+      lapack_kernels::gemqrt(false, b, b, b, args.ib, buffer<T>(buffers, 0), ld_of(buffers, 0),
+                             buffer<T>(buffers, 1), ld_of(buffers, 1), buffer<T>(buffers, 2), ld_of(buffers, 2));
+      break;
+    case CheckOp::apply_merge:  // V (b, b); T (ib, b); top (b, b); bottom (b, b)
+      lapack_kernels::tpmqrt(false, b, b, b, args.l, args.ib, buffer<T>(buffers, 0), ld_of(buffers, 0),
+                             buffer<T>(buffers, 1), ld_of(buffers, 1), buffer<T>(buffers, 2), ld_of(buffers, 2),
+                             buffer<T>(buffers, 3), ld_of(buffers, 3));
+      break;
+    case CheckOp::gram:  // G (b, b); Y (b, b); Z (b, b)
+      minus_transposed_product(b, buffer<T>(buffers, 1), ld_of(buffers, 1), buffer<T>(buffers, 2),
+                               ld_of(buffers, 2), buffer<T>(buffers, 0), ld_of(buffers, 0));
+      break;
+  }
+}
+
+template <typename T>
+starpu_codelet* check_codelet() {
+  static starpu_codelet cl = cpu_codelet(run_check_codelet<T>, "tiledqr_check_task");
+  return &cl;
+}
+
+// A work matrix of the check: rows × cols tiles (b, b) on their block-cyclic
+// owners, this rank's own tiles stored here and set by `fill(i, j, tile)`.
+// Tags from `first_tag` on, apart from every other matrix's.
+template <typename T>
+class WorkTiles {
+ public:
+  WorkTiles(int32_t rows, int32_t cols, int b, const ProcessGrid& grid, int rank, int64_t first_tag,
+            const std::function<void(int32_t, int32_t, T*)>& fill)
+      : rows_(rows), b_(b), grid_(grid), rank_(rank), handles_(size_t(rows) * size_t(cols), nullptr) {
+    int64_t owned = 0;
+    for (int32_t j = 0; j < cols; ++j)
+      for (int32_t i = 0; i < rows; ++i) owned += grid.owner(i, j) == rank ? 1 : 0;
+    data_.assign(checked_elements({owned, b, b}, sizeof(T), "check tiles"), T(0));
+    T* next = data_.data();
+    for (int32_t j = 0; j < cols; ++j)
+      for (int32_t i = 0; i < rows; ++i) {
+        starpu_data_handle_t& h = handles_[size_t(i) + size_t(j) * rows];
+        if (grid.owner(i, j) == rank) {
+          fill(i, j, next);
+          starpu_matrix_data_register(&h, STARPU_MAIN_RAM, uintptr_t(next), b, b, b, sizeof(T));
+          next += int64_t(b) * b;
+        } else {
+          starpu_matrix_data_register(&h, -1, 0, b, b, b, sizeof(T));
+        }
+        starpu_mpi_data_register(h, first_tag + i + int64_t(j) * rows, grid.owner(i, j));
+      }
+  }
+  ~WorkTiles() {
+    for (starpu_data_handle_t& h : handles_) starpu_data_unregister(h);
+  }
+  WorkTiles(const WorkTiles&) = delete;
+  WorkTiles& operator=(const WorkTiles&) = delete;
+
+  starpu_data_handle_t operator()(int32_t i, int32_t j) const { return handles_[size_t(i) + size_t(j) * rows_]; }
+
+  // Calls visit(i, j, tile) on each tile this rank owns, once every task
+  // has written it.
+  void for_each_owned(const std::function<void(int32_t, int32_t, const T*)>& visit) const {
+    const int32_t cols = int32_t(handles_.size() / size_t(rows_));
+    for (int32_t j = 0; j < cols; ++j)
+      for (int32_t i = 0; i < rows_; ++i) {
+        if (grid_.owner(i, j) != rank_) continue;
+        starpu_data_handle_t h = (*this)(i, j);
+        starpu_data_acquire(h, STARPU_R);
+        visit(i, j, reinterpret_cast<const T*>(starpu_matrix_get_local_ptr(h)));
+        starpu_data_release(h);
+      }
+  }
+
+ private:
+  int32_t rows_;
+  int b_;
+  ProcessGrid grid_;
+  int rank_;
+  std::vector<starpu_data_handle_t> handles_;
+  std::vector<T> data_;
+};
+
+// Every rank's sum combined on every rank.
+ScaledSumOfSquares combine_over_ranks(const ScaledSumOfSquares& mine) {
+  int ranks = 1;
+  MPI_Comm_size(MPI_COMM_WORLD, &ranks);
+  const double part[2] = {mine.scale, mine.sum_of_squares};
+  std::vector<double> all(size_t(2) * size_t(ranks));
+  MPI_Allgather(part, 2, MPI_DOUBLE, all.data(), 2, MPI_DOUBLE, MPI_COMM_WORLD);
+  ScaledSumOfSquares total;
+  for (int r = 0; r < ranks; ++r) total.merge({all[size_t(2 * r)], all[size_t(2 * r + 1)]});
+  return total;
+}
 
 }  // namespace
 
@@ -271,6 +397,110 @@ Factorization<T> DistributedQr<T>::gather(bool all) {
     starpu_data_release(h);
   }
   return f;
+}
+
+template <typename T>
+Residuals DistributedQr<T>::check(const std::vector<T>& input) {
+  const int b = options_.tile;
+  const int64_t k = std::min(m_, n_);
+  const int32_t kq = tile_count(k, b);  // tile columns of the thin Q
+  starpu_task_wait_for_all();
+  // The factored tiles as their owners hold them now.
+  for (int32_t j = 0; j < q_; ++j)
+    for (int32_t i = 0; i < p_; ++i)
+      if (owns(i, j)) {
+        starpu_data_handle_t h = handle({DataKind::tile, i, j});
+        starpu_data_acquire(h, STARPU_R);
+        starpu_data_release(h);
+      }
+  const int64_t first_tag = int64_t(kinds) * p_ * q_;
+  // W = [R; 0], the R part of each tile (upper triangle of the diagonal ones).
+  WorkTiles<T> w(p_, q_, b, grid_, rank_, first_tag, [&](int32_t i, int32_t j, T* tile) {
+    if (i > j) return;
+    const T* factored = local_tile(i, j);
+    for (int c = 0; c < b; ++c)
+      for (int r = 0; r <= (i == j ? c : b - 1); ++r) tile[r + c * b] = factored[r + c * b];
+  });
+  // Z = [I; 0] (m, k).
+  WorkTiles<T> z(p_, kq, b, grid_, rank_, first_tag + int64_t(p_) * q_, [&](int32_t i, int32_t j, T* tile) {
+    if (i != j) return;
+    for (int c = 0; c < b && int64_t(j) * b + c < k; ++c) tile[c + c * b] = T(1);
+  });
+
+  // Q applied to W and Z: the factorisation tasks' reflectors, last first,
+  // to every column at or right of the task's step (columns left of it are
+  // zero in the rows the reflectors touch).
+  const int ib = options_.effective_inner_block();
+  auto insert = [&](const CheckArgs& args, std::vector<starpu_data_descr>& descrs, int rank) {
+    const int status = starpu_mpi_task_insert(
+        MPI_COMM_WORLD, check_codelet<T>(), STARPU_DATA_MODE_ARRAY, descrs.data(), int(descrs.size()),
+        STARPU_VALUE, &args, sizeof(args), STARPU_EXECUTE_ON_NODE, rank, 0);
+    if (status != 0) throw std::runtime_error("starpu_mpi_task_insert failed (check)");
+  };
+  std::vector<starpu_data_descr> descrs;
+  for (auto t = plan_.rbegin(); t != plan_.rend(); ++t) {
+    if (t->is_copy || !is_factorization(t->task.kind)) continue;
+    const Task& f = t->task;
+    const bool local = f.kind == TaskKind::geqrt;
+    CheckArgs args;
+    args.op = local ? CheckOp::apply_local : CheckOp::apply_merge;
+    args.b = b;
+    args.ib = ib;
+    args.l = f.kind == TaskKind::ttqrt ? b : 0;
+    const starpu_data_handle_t v = handle({DataKind::tile, f.i, f.k});
+    const starpu_data_handle_t tf = handle({local ? DataKind::t_local : DataKind::t_merge, f.i, f.k});
+    for (const WorkTiles<T>* work : {&w, &z})
+      for (int32_t j = f.k; j < (work == &w ? q_ : kq); ++j) {
+        descrs = {{v, STARPU_R}, {tf, STARPU_R}};
+        if (!local) descrs.push_back({(*work)(f.piv, j), STARPU_RW});
+        descrs.push_back({(*work)(f.i, j), STARPU_RW});
+        insert(args, descrs, grid_.owner(f.i, j));
+      }
+  }
+  // G = I − ZᵀZ, the tiles on and above the diagonal.
+  WorkTiles<T> g(kq, kq, b, grid_, rank_, first_tag + int64_t(p_) * (q_ + kq), [&](int32_t i, int32_t j, T* tile) {
+    if (i != j) return;
+    for (int c = 0; c < b && int64_t(j) * b + c < k; ++c) tile[c + c * b] = T(1);
+  });
+  CheckArgs gram_args;
+  gram_args.op = CheckOp::gram;
+  gram_args.b = b;
+  for (int32_t c = 0; c < kq; ++c)
+    for (int32_t a = 0; a <= c; ++a)
+      for (int32_t i = 0; i < p_; ++i) {
+        descrs = {{g(a, c), STARPU_RW}, {z(i, a), STARPU_R}, {z(i, c), STARPU_R}};
+        insert(gram_args, descrs, grid_.owner(a, c));
+      }
+  starpu_mpi_wait_for_all(MPI_COMM_WORLD);
+
+  // Sums of squares of this rank's tiles, logical entries only.
+  ScaledSumOfSquares a_sum, difference;
+  w.for_each_owned([&](int32_t i, int32_t j, const T* qr) {
+    const T* a = input.data() + local_index_[size_t(i) + size_t(j) * p_] * int64_t(b) * b;
+    for (int c = 0; c < b && int64_t(j) * b + c < n_; ++c)
+      for (int r = 0; r < b && int64_t(i) * b + r < m_; ++r) {
+        a_sum.add(double(a[r + c * b]));
+        difference.add(double(a[r + c * b]) - double(qr[r + c * b]));
+      }
+  });
+  ScaledSumOfSquares diagonal_part, off_diagonal_part;  // G's tiles off the diagonal count twice
+  g.for_each_owned([&](int32_t i, int32_t j, const T* tile) {
+    if (i > j) return;
+    for (int c = 0; c < b && int64_t(j) * b + c < k; ++c)
+      for (int r = 0; r < b && int64_t(i) * b + r < k; ++r)
+        (i == j ? diagonal_part : off_diagonal_part).add(double(tile[r + c * b]));
+  });
+  a_sum = combine_over_ranks(a_sum);
+  difference = combine_over_ranks(difference);
+  diagonal_part = combine_over_ranks(diagonal_part);
+  off_diagonal_part = combine_over_ranks(off_diagonal_part);
+  off_diagonal_part.sum_of_squares *= 2;
+  diagonal_part.merge(off_diagonal_part);
+  const double eps = unit_roundoff<T>();
+  Residuals out;
+  out.residual = residual_ratio(difference, a_sum, n_, eps);
+  out.orthogonality = diagonal_part.scale * std::sqrt(diagonal_part.sum_of_squares) / (double(n_) * eps);
+  return out;
 }
 
 template class DistributedQr<float>;

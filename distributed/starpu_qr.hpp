@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "block_cyclic.hpp"
+#include "checks.hpp"
 #include "factorization.hpp"
 
 namespace tiledqr::distributed {
@@ -55,6 +56,17 @@ class DistributedQr {
   Factorization<T> gather(bool all);
 
   const std::vector<TaskRecord>& trace() const { return trace_; }
+
+  // This rank's tiles as they are now: before factor(), its part of A.
+  const std::vector<T>& local_tiles() const { return local_; }
+
+  // Collective, after factor(): ‖A − QR‖_F/(‖A‖_F·n·ε) and ‖I − QᵀQ‖_F/(n·ε)
+  // computed where the tiles are, nothing gathered: tile tasks on the
+  // owners apply Q to [R; 0] and to [I; 0] (the reflectors of each
+  // factorisation task in reverse order), then form I − ZᵀZ tile by tile;
+  // each rank sums the squares of its own tiles (`input`: its local_tiles()
+  // of A) and MPI combines them.
+  Residuals check(const std::vector<T>& input);
 
  private:
   starpu_data_handle_t& handle(const DataRef& d);

@@ -141,6 +141,11 @@ __global__ void persistent_executor(const __grid_constant__ ExecutorParams p) {
       continue;
     }
 
+    // One lane acquired `task` (lane 0 from the queue, or the lane whose
+    // counter reached zero in finish_task) and shuffled it to the others;
+    // a shuffle orders no memory. The barrier makes that lane's acquire
+    // order every lane's reads of the task's tiles.
+    __syncwarp();
     rearm_counter(p.view, task, header);
     const int64_t start = p.trace != nullptr ? clock_ns() : 0;
     TaskContext ctx(task, w.worker, lane, 32, false, warp_scratch, p.scratch_bytes_per_warp,

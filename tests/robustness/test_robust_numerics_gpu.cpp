@@ -6,8 +6,11 @@
 
 #include <cuda_runtime.h>
 
+#include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <string>
+#include <vector>
 
 #include "checks.hpp"
 #include "gpu/cuda_check.hpp"
@@ -62,6 +65,44 @@ TEST(RobustNumericsGpu, ExtremeScalingFloat) {
   expect_backward_stable(testing::scaled(a, 1e+35), "float A * 1e+35");
   expect_backward_stable(testing::scaled(a, 1e-35), "float A * 1e-35");
   expect_backward_stable(testing::graded(a, -35, 35, false), "float columns 1e-35 .. 1e+35");
+}
+
+// A on the device with leading dimension lda ≥ rows; the rows between
+// (rows and lda) hold `gap`.
+template <typename T>
+Factorization<T> factor_strided(const std::string& stage, const DenseMatrix<T>& a, int64_t lda, T gap) {
+  std::vector<T> strided(size_t(lda) * size_t(a.cols), gap);
+  for (int64_t j = 0; j < a.cols; ++j)
+    for (int64_t i = 0; i < a.rows; ++i) strided[size_t(i + j * lda)] = a(i, j);
+  gpu::DeviceBuffer<T> d_a(strided.size(), "A");
+  gpu::check(cudaMemcpy(d_a.get(), strided.data(), strided.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
+  if (stage == "FR3") return gpu::factor(d_a.get(), a.rows, a.cols, lda, gpu::GpuOptions{}).download();
+  gpu::QrOptions options;
+  options.tree = stage == "FR4 flat" ? Tree::flat : Tree::binary;
+  gpu::DeviceQr<T> qr(a.rows, a.cols, options);
+  qr.factor(d_a.get(), lda);
+  return qr.download();
+}
+
+// Issue 14 item 16: 0 × NaN must not leak. The entries outside A (the
+// rows between m and lda, and the padding of the ragged last tiles, which
+// the kernels multiply by zero-padded reflectors) are NaN here; A itself is
+// finite. Pass rule: R and the reflector tiles are bit-identical to the run
+// whose gap holds zeros, and R is finite.
+TEST(RobustNumericsGpu, NanOutsideTheMatrixDoesNotLeak) {
+  std::mt19937_64 engine = make_engine(8203);
+  const DenseMatrix<double> a = testing::random_matrix<double>(kRows, kCols, engine);
+  const int64_t lda = kRows + 9;
+  for (const std::string stage : {"FR3", "FR4 flat", "FR4 binary"}) {
+    SCOPED_TRACE(stage);
+    const Factorization<double> clean = factor_strided(stage, a, lda, 0.0);
+    const Factorization<double> poisoned = factor_strided(stage, a, lda, std::nan(""));
+    const DenseMatrix<double> r = poisoned.r();
+    for (double x : r.data) ASSERT_TRUE(std::isfinite(x));
+    EXPECT_EQ(0, std::memcmp(r.data.data(), clean.r().data.data(), r.data.size() * sizeof(double)));
+    EXPECT_EQ(0, std::memcmp(poisoned.tiles.data.data(), clean.tiles.data.data(),
+                             clean.tiles.data.size() * sizeof(double)));
+  }
 }
 
 }  // namespace

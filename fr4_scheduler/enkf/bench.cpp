@@ -24,6 +24,7 @@
 #include "enkf_problem.hpp"
 #include "errors.hpp"
 #include "gpu_methods.hpp"
+#include "program.hpp"
 #include "run_methods.hpp"
 
 using namespace tiledqr;
@@ -138,23 +139,7 @@ int main(int argc, char** argv) {
   app.add_option("--cpu-max", config.cpu_max, "largest N for the CPU reference (default 20000)");
   app.add_option("--dense-max", config.dense_max, "largest N for the dense baseline (default 40000)");
   app.add_option("--tiled-max", config.tiled_max, "largest N for the tiled method (default 1000000)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "fr4_enkf_bench: " << e.what() << "\n";
-    return exit_code::bad_input;
-  }
-  std::string command = "fr4_enkf_bench";
-  for (int k = 1; k < argc; ++k) command += std::string(" ") + argv[k];
-  try {
-    return run(config, command);
-  } catch (const InputError& e) {
-    std::cerr << "fr4_enkf_bench: " << e.what() << "\n";
-    return exit_code::bad_input;
-  } catch (const GpuError& e) {
-    std::cerr << "fr4_enkf_bench: GPU: " << e.what() << "\n";
-    return exit_code::no_gpu;
-  }
+  if (const int code = parse_command_line(app, argc, argv, "fr4_enkf_bench"); code >= 0) return code;
+  const std::string command = command_line("fr4_enkf_bench", argc, argv);
+  return run_reporting_errors("fr4_enkf_bench", [&] { return run(config, command); });
 }

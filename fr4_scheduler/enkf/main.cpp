@@ -23,6 +23,7 @@
 #include "gpu_methods.hpp"
 #include "matrix_market.hpp"
 #include "output_file.hpp"
+#include "program.hpp"
 #include "run_methods.hpp"
 
 using namespace tiledqr;
@@ -40,13 +41,6 @@ struct Config {
   int repeats = 3, warmup = 1;
   bool check = false, json = false;
 };
-
-std::string json_number(double x) {
-  if (!std::isfinite(x)) return "null";
-  char text[32];
-  std::snprintf(text, sizeof text, "%.6g", x);
-  return text;
-}
 
 int run(const Config& config) {
   if (config.seed < 0) throw InputError("--seed must be >= 0, got " + std::to_string(config.seed));
@@ -124,24 +118,6 @@ int main(int argc, char** argv) {
   app.add_option("--warmup", config.warmup, "untimed runs first (default 1)");
   app.add_option("--output", config.output, "write P_HT (N x M) as Matrix Market");
   app.add_flag("--json", config.json, "print one JSON object");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "fr4_enkf: " << e.what() << "\nRun with --help for more information.\n";
-    return exit_code::bad_input;
-  }
-  try {
-    return run(config);
-  } catch (const InputError& e) {
-    std::cerr << "fr4_enkf: " << e.what() << "\n";
-    return exit_code::bad_input;
-  } catch (const GpuError& e) {
-    std::cerr << "fr4_enkf: GPU: " << e.what() << "\n";
-    return exit_code::no_gpu;
-  } catch (const std::bad_alloc&) {
-    std::cerr << "fr4_enkf: out of host memory for this problem size\n";
-    return exit_code::bad_input;
-  }
+  if (const int code = parse_command_line(app, argc, argv, "fr4_enkf"); code >= 0) return code;
+  return run_reporting_errors("fr4_enkf", [&] { return run(config); });
 }

@@ -20,6 +20,7 @@
 #include "matrix_market.hpp"
 #include "output_file.hpp"
 #include "program.hpp"
+#include "random_values.hpp"
 #include "strict_numbers.hpp"
 #include "npy.hpp"
 #include "nvtx_range.hpp"
@@ -52,8 +53,7 @@ template <typename T>
 DenseMatrix<T> random_matrix(int64_t m, int64_t n, uint64_t seed) {
   DenseMatrix<T> a(m, n);
   std::mt19937_64 engine(seed);
-  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-  for (T& x : a.data) x = T(uniform(engine));
+  fill_uniform(a.data, engine);
   return a;
 }
 

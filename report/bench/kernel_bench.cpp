@@ -30,6 +30,7 @@
 
 #include "factorization.hpp"
 #include "kernels/lapack/lapack_kernels.hpp"
+#include "random_values.hpp"
 
 namespace {
 
@@ -44,14 +45,9 @@ struct Tiles {
   std::vector<double> v_tp[2], t_tp[2];
   Tiles(int tile, int inner, uint64_t seed) : b(tile), ib(inner) {
     std::mt19937_64 engine(seed);
-    std::uniform_real_distribution<double> uniform(-1, 1);
-    auto fill = [&](std::vector<double>& v, size_t n) {
-      v.resize(n);
-      for (double& x : v) x = uniform(engine);
-    };
-    fill(a0, size_t(b) * b);
-    fill(b0, size_t(b) * b);
-    fill(c, size_t(b) * b);
+    a0 = tiledqr::random_values<double>(size_t(b) * b, engine);
+    b0 = tiledqr::random_values<double>(size_t(b) * b, engine);
+    c = tiledqr::random_values<double>(size_t(b) * b, engine);
     a = a0;
     b_tile = b0;
     t.assign(size_t(ib) * b, 0.0);

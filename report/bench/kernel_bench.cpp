@@ -23,7 +23,6 @@
 #include <cstdio>
 #include <functional>
 #include <random>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -179,18 +178,15 @@ double run(const Routine& routine, int threads, int calls, int b, int ib) {
 int main(int argc, char** argv) {
   CLI::App app{"per-call cost of tile kernels with T concurrent threads", "tiledqr_kernel_bench"};
   int b = 64, ib = 32;
-  std::string thread_list = "1,16";
+  std::vector<int> counts = {1, 16};
   double seconds = 0.3;
   std::string setup;
   app.add_option("--tile", b, "tile size b (default 64)");
   app.add_option("--inner-block", ib, "inner block ib (default 32)");
-  app.add_option("--threads", thread_list, "thread counts (comma list; default 1,16)");
+  app.add_option("--threads", counts, "thread counts (comma list; default 1,16)")->delimiter(',');
   app.add_option("--seconds", seconds, "time per trial on 1 thread (default 0.3; the least of 3 trials counts)");
   app.add_option("--setup", setup, "also time the Factorization constructor for this MxN (binary tree)");
   CLI11_PARSE(app, argc, argv);
-  std::vector<int> counts;
-  std::stringstream list(thread_list);
-  for (std::string item; std::getline(list, item, ',');) counts.push_back(std::stoi(item));
 
   openblas_set_num_threads(1);
   std::printf("OpenBLAS %s, core %s; tile %d, ib %d\n", openblas_get_config(), openblas_get_corename(),

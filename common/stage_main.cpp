@@ -12,7 +12,6 @@
 #include <iostream>
 #include <random>
 #include <sstream>
-#include <system_error>
 #include <thread>
 
 #include "checks.hpp"
@@ -20,6 +19,8 @@
 #include "errors.hpp"
 #include "matrix_market.hpp"
 #include "output_file.hpp"
+#include "program.hpp"
+#include "random_values.hpp"
 #include "strict_numbers.hpp"
 #include "npy.hpp"
 #include "nvtx_range.hpp"
@@ -37,14 +38,6 @@ double peak_rss_mib() {
   return double(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
 }
 
-std::string json_number(double x) {
-  if (!std::isfinite(x)) return "null";
-  std::ostringstream out;
-  out.precision(6);
-  out << x;
-  return out.str();
-}
-
 std::string json_string(const std::string& s) {
   std::string out = "\"";
   for (const char c : s) {
@@ -60,8 +53,7 @@ template <typename T>
 DenseMatrix<T> random_matrix(int64_t m, int64_t n, uint64_t seed) {
   DenseMatrix<T> a(m, n);
   std::mt19937_64 engine(seed);
-  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-  for (T& x : a.data) x = T(uniform(engine));
+  fill_uniform(a.data, engine);
   return a;
 }
 
@@ -413,33 +405,15 @@ int stage_main(int argc, char** argv, const StageDescription& stage) {
   StageConfig config;
   const int parsed = parse_stage_command_line(argc, argv, stage, config, true);
   if (parsed >= 0) return parsed;
-  try {
-    // Outputs are checked before the input is read or anything is computed.
-    const StageOutputs outputs = check_stage_outputs(config);
-    if (config.precision == "float") return run<float>(config, outputs, stage, stage.factor_float);
-    return run<double>(config, outputs, stage, stage.factor_double);
-  } catch (const InputError& e) {
-    std::cerr << stage.name << ": error: " << e.what() << "\n";
-    return exit_code::bad_input;
-  } catch (const NumericalError& e) {
-    std::cerr << stage.name << ": error: " << e.what() << "\n";
-    return exit_code::check_failed;
-  } catch (const GpuError& e) {
-    std::cerr << stage.name << ": GPU error: " << e.what() << "\n";
-    return exit_code::no_gpu;
-  } catch (const StallError& e) {
-    std::cerr << stage.name << ": stalled: " << e.what() << "\n";
-    return exit_code::stalled;
-  } catch (const std::bad_alloc&) {
-    std::cerr << stage.name << ": error: out of host memory\n";
-    return exit_code::bad_input;
-  } catch (const std::system_error& e) {
-    // Typically std::thread failing to start a worker (--threads beyond what
-    // the system allows): like memory above, a request the machine refused.
-    std::cerr << stage.name << ": error: the system refused a resource: " << e.what()
-              << (stage.uses_threads ? " (try fewer --threads)" : "") << "\n";
-    return exit_code::bad_input;
-  }
+  return run_reporting_errors(
+      stage.name,
+      [&] {
+        // Outputs are checked before the input is read or anything is computed.
+        const StageOutputs outputs = check_stage_outputs(config);
+        if (config.precision == "float") return run<float>(config, outputs, stage, stage.factor_float);
+        return run<double>(config, outputs, stage, stage.factor_double);
+      },
+      stage.uses_threads ? " (try fewer --threads)" : "");
 }
 
 }  // namespace tiledqr

@@ -1,5 +1,7 @@
 #include "task.hpp"
 
+#include <utility>
+
 #include "errors.hpp"
 #include "options.hpp"
 
@@ -21,27 +23,25 @@ const char* backend_name(Backend backend) {
   return backend == Backend::lapack ? "lapack" : "reference";
 }
 
-const char* tree_name(Tree tree) {
-  switch (tree) {
-    case Tree::flat: return "flat";
-    case Tree::binary: return "binary";
-    case Tree::greedy: return "greedy";
-    case Tree::hierarchical: return "hierarchical";
-  }
-  return "unknown";
-}
-
 Backend parse_backend(const std::string& text) {
   if (text == "lapack") return Backend::lapack;
   if (text == "reference") return Backend::reference;
   throw InputError("unknown backend '" + text + "' (expected reference or lapack)");
 }
 
+// Each tree and its name on the command line.
+constexpr std::pair<Tree, const char*> kTreeNames[] = {
+    {Tree::flat, "flat"}, {Tree::binary, "binary"}, {Tree::greedy, "greedy"}, {Tree::hierarchical, "hierarchical"}};
+
+const char* tree_name(Tree tree) {
+  for (const auto& [value, name] : kTreeNames)
+    if (value == tree) return name;
+  return "unknown";
+}
+
 Tree parse_tree(const std::string& text) {
-  if (text == "flat") return Tree::flat;
-  if (text == "binary") return Tree::binary;
-  if (text == "greedy") return Tree::greedy;
-  if (text == "hierarchical") return Tree::hierarchical;
+  for (const auto& [value, name] : kTreeNames)
+    if (text == name) return value;
   throw InputError("unknown tree '" + text + "' (expected flat, binary, greedy or hierarchical)");
 }
 

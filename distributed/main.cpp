@@ -17,6 +17,7 @@
 #include "checks.hpp"
 #include "errors.hpp"
 #include "matrix_market.hpp"
+#include "program.hpp"
 #include "scalapack_peer.hpp"
 #include "stage_main.hpp"
 #include "starpu_qr.hpp"
@@ -104,14 +105,6 @@ std::vector<int64_t> measured_bytes(int rank, int ranks) {
   return std::vector<int64_t>(all.begin(), all.end());
 }
 
-std::string number(double x) {
-  if (!std::isfinite(x)) return "null";
-  std::ostringstream out;
-  out.precision(6);
-  out << x;
-  return out.str();
-}
-
 // Everything rank 0 reports.
 struct Report {
   int64_t m = 0, n = 0;
@@ -172,18 +165,18 @@ void print_report(const StageConfig& config, const Options& options, const Proce
               << tree_name(options.tree) << "\",\"inner_tree\":\"" << tree_name(options.inner_tree)
               << "\",\"domains\":" << options.tree_domains << ",\"grid\":\"" << grid_text
               << "\",\"ranks\":" << grid.ranks() << ",\"threads\":" << threads
-              << ",\"seconds\":" << number(r.seconds) << ",\"gflops\":" << number(gflops)
-              << ",\"residual\":" << (r.residuals ? number(r.residuals->residual) : "null")
-              << ",\"orthogonality\":" << (r.residuals ? number(r.residuals->orthogonality) : "null")
+              << ",\"seconds\":" << json_number(r.seconds) << ",\"gflops\":" << json_number(gflops)
+              << ",\"residual\":" << (r.residuals ? json_number(r.residuals->residual) : "null")
+              << ",\"orthogonality\":" << (r.residuals ? json_number(r.residuals->orthogonality) : "null")
               << ",\"tile_messages_model\":" << r.model.messages << ",\"bytes_model\":" << model_bytes
               << ",\"bytes_measured\":" << (r.measured.empty() ? "null" : std::to_string(measured_bytes))
               << ",\"comm_model_match\":" << (r.measured.empty() ? "null" : match ? "true" : "false")
               << ",\"peer\":" << (r.peer ? "\"pdgeqrf\"" : "null")
               << ",\"peer_block\":" << (r.peer ? std::to_string(r.peer->block) : "null")
-              << ",\"peer_seconds\":" << (r.peer ? number(r.peer->seconds) : "null")
-              << ",\"peer_norm_error\":" << (r.peer ? number(r.peer->norm_error) : "null")
+              << ",\"peer_seconds\":" << (r.peer ? json_number(r.peer->seconds) : "null")
+              << ",\"peer_norm_error\":" << (r.peer ? json_number(r.peer->norm_error) : "null")
               << ",\"simulated\":\"" << r.simulated << "\",\"simulated_seconds\":"
-              << (r.simulated_seconds ? number(*r.simulated_seconds) : "null") << "}"
+              << (r.simulated_seconds ? json_number(*r.simulated_seconds) : "null") << "}"
               << std::endl;
     return;
   }

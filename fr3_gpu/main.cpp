@@ -8,7 +8,6 @@
 #include "cuda_versions.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu_qr.hpp"
-#include "gpu/kernel_image.hpp"
 #include "gpu/stage.hpp"
 #include "stage_main.hpp"
 
@@ -31,11 +30,7 @@ tiledqr::Factorization<T> factor_on_gpu(const T* a, int64_t m, int64_t n, int64_
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (const int code = tiledqr::gpu::start_up_architecture_check("fr3_gpu")) return code;
-  tiledqr::StageDescription stage = tiledqr::gpu::gpu_stage(
-      "fr3_gpu", "Tiled QR factorisation on the GPU (FR3: scheduler warp + executor warps, seed 000 II.D)",
-      tiledqr::gpu::factor_device_bytes);
-  stage.factor_double = factor_on_gpu<double>;
-  stage.factor_float = factor_on_gpu<float>;
-  return tiledqr::stage_main(argc, argv, stage);
+  return tiledqr::gpu::gpu_stage_main(
+      argc, argv, "fr3_gpu", "Tiled QR factorisation on the GPU (FR3: scheduler warp + executor warps, seed 000 II.D)",
+      tiledqr::gpu::factor_device_bytes, factor_on_gpu<double>, factor_on_gpu<float>);
 }

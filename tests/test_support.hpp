@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "dense_matrix.hpp"
+#include "random_values.hpp"
 
 namespace tiledqr::testing {
 
@@ -38,8 +39,7 @@ inline std::mt19937_64 make_engine(uint64_t salt) { return std::mt19937_64(test_
 template <typename T>
 DenseMatrix<T> random_matrix(int64_t m, int64_t n, std::mt19937_64& engine) {
   DenseMatrix<T> a(m, n);
-  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-  for (T& x : a.data) x = T(uniform(engine));
+  fill_uniform(a.data, engine);
   return a;
 }
 

@@ -1,13 +1,15 @@
-// What the GPU stage programs (fr3_gpu, fr4_scheduler) set alike in their
-// stage description: the kernels' name, the device, and the up-front check
-// that the device can hold a problem.
+// What the GPU stage programs (fr3_gpu, fr4_scheduler) do alike: the start-up
+// architecture check, and in their stage description the kernels' name, the
+// device, and the up-front check that the device can hold a problem.
 #pragma once
 
 #include <cstdint>
 #include <string>
+#include <utility>
 
 #include "gpu/cuda_check.hpp"
 #include "gpu/device.hpp"
+#include "gpu/kernel_image.hpp"
 #include "gpu/tile_shape.hpp"
 #include "cuda_versions.hpp"
 #include "nvtx_range.hpp"
@@ -30,6 +32,19 @@ StageDescription gpu_stage(const std::string& name, const std::string& summary, 
   stage.device = device_available() ? device_name() : "none";
   stage.library_versions = cuda_library_versions;
   return stage;
+}
+
+// A GPU stage program's main: the architecture check, then stage_main with
+// the stage's factor function for each precision.
+template <typename DeviceBytes>
+int gpu_stage_main(int argc, char** argv, const std::string& name, const std::string& summary,
+                   DeviceBytes device_bytes, FactorFunction<double> factor_double,
+                   FactorFunction<float> factor_float) {
+  if (const int code = start_up_architecture_check(name.c_str())) return code;
+  StageDescription stage = gpu_stage(name, summary, device_bytes);
+  stage.factor_double = std::move(factor_double);
+  stage.factor_float = std::move(factor_float);
+  return stage_main(argc, argv, stage);
 }
 
 // A (m, n), col-major on the host with lda ≥ m, on the device for `program`,

@@ -24,6 +24,8 @@
 #include "enkf_problem.hpp"
 #include "errors.hpp"
 #include "gpu_methods.hpp"
+#include "options.hpp"
+#include "program.hpp"
 #include "run_methods.hpp"
 
 using namespace tiledqr;
@@ -34,9 +36,10 @@ namespace {
 struct Config {
   std::string out = "report/data/enkf.csv", commit = "unknown", methods = "cpu,dense,tiled,fft";
   std::vector<int64_t> sizes = {1000, 2500, 5000, 10000, 25000, 50000, 100000, 250000, 500000, 1000000};
-  int64_t m = 32, l = 10, seed = 42, cpu_max = 20000, dense_max = 40000, tiled_max = 1000000;
-  double density = 0.05, budget = 5;
-  int repeats = 5, warmup = 1;
+  ProblemOptions problem;
+  TimingOptions timing{5, 1};
+  int64_t cpu_max = 20000, dense_max = 40000, tiled_max = 1000000;
+  double budget = 5;
 };
 
 std::string utc_now() {
@@ -65,7 +68,9 @@ std::string field(double x, const char* format = "%.6g") {
 }
 
 int run(const Config& c, const std::string& command) {
-  if (c.repeats < 1 || c.warmup < 0) throw InputError("--repeats must be >= 1 and --warmup >= 0");
+  const ProblemOptions& problem = c.problem;
+  const TimingOptions& timing = c.timing;
+  if (timing.repeats < 1 || timing.warmup < 0) throw InputError("--repeats must be >= 1 and --warmup >= 0");
   for (int64_t n : c.sizes)
     if (n < 1) throw InputError("--sizes must all be >= 1");
   const std::vector<Method> methods = parse_methods(c.methods);
@@ -80,13 +85,13 @@ int run(const Config& c, const std::string& command) {
          "one run on device-resident inputs (setup_s apart), median of the repeats after a warm-up; cpu is one "
          "thread, wall clock\n";
   csv << "# command: " << command << "\n";
-  csv << "# GPU " << gpu_description() << ", date " << utc_now() << ", commit " << c.commit << ", seed " << c.seed
+  csv << "# GPU " << gpu_description() << ", date " << utc_now() << ", commit " << c.commit << ", seed " << problem.seed
       << "\n";
   csv << "method,n,m,l,density,nnz,seconds_median,seconds_min,rel_error,reference,repeats,setup_s,auto_method\n";
   csv.flush();
 
   for (int64_t n : c.sizes) {
-    const EnkfProblem p = random_problem(n, c.m, c.l, c.density, uint64_t(c.seed));
+    const EnkfProblem p = random_problem(n, problem.m, problem.l, problem.density, uint64_t(problem.seed));
     const DeviceProblem device(p);
     const Method automatic = automatic_method(p);
     std::map<Method, std::vector<double>> results;
@@ -96,7 +101,7 @@ int run(const Config& c, const std::string& command) {
       if (method == Method::dense && (n > c.dense_max || !dense_fits(n, p.m()))) continue;
       if (method == Method::tiled && n > c.tiled_max) continue;
       std::cerr << "fr4_enkf_bench: N = " << n << ", " << method_name(method) << "\n";
-      runs.push_back(run_method(method, p, &device, c.warmup, c.repeats, c.budget));
+      runs.push_back(run_method(method, p, &device, timing.warmup, timing.repeats, c.budget));
       results[method] = runs.back().result;
     }
     const bool have_cpu = results.count(Method::cpu) > 0;
@@ -107,7 +112,7 @@ int run(const Config& c, const std::string& command) {
       if (have_cpu && r.method != Method::cpu) error = relative_error(r.result, results[Method::cpu]), reference = "cpu";
       else if (!have_cpu && have_fft && r.method != Method::fft)
         error = relative_error(r.result, results[Method::fft]), reference = "fft";
-      csv << method_name(r.method) << ',' << n << ',' << p.m() << ',' << p.l << ',' << c.density << ','
+      csv << method_name(r.method) << ',' << n << ',' << p.m() << ',' << p.l << ',' << problem.density << ','
           << p.h.nnz() << ',' << field(median_of(r.seconds), "%.6e") << ',' << field(min_of(r.seconds), "%.6e")
           << ',' << field(error, "%.3e") << ',' << reference << ',' << r.seconds.size() << ','
           << field(r.setup_seconds, "%.3e") << ',' << method_name(automatic) << "\n";
@@ -128,33 +133,13 @@ int main(int argc, char** argv) {
   app.add_option("--commit", config.commit, "commit hash recorded in the header");
   app.add_option("--sizes", config.sizes, "N values (default 1000 2500 ... 1000000)")->delimiter(',');
   app.add_option("--methods", config.methods, "comma list of cpu,dense,tiled,fft (default all)");
-  app.add_option("--m", config.m, "rows of H (default 32)");
-  app.add_option("--l", config.l, "ensemble members (default 10)");
-  app.add_option("--density", config.density, "nonzeros per row of H / N (default 0.05)");
-  app.add_option("--seed", config.seed, "seed of the random problems (default 42)");
-  app.add_option("--repeats", config.repeats, "timed runs per point (default 5)");
-  app.add_option("--warmup", config.warmup, "untimed runs first (default 1)");
+  add_problem_options(app, config.problem);
+  add_timing_options(app, config.timing);
   app.add_option("--budget", config.budget, "seconds of timed runs per point at most (default 5; >= 1 run)");
   app.add_option("--cpu-max", config.cpu_max, "largest N for the CPU reference (default 20000)");
   app.add_option("--dense-max", config.dense_max, "largest N for the dense baseline (default 40000)");
   app.add_option("--tiled-max", config.tiled_max, "largest N for the tiled method (default 1000000)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "fr4_enkf_bench: " << e.what() << "\n";
-    return exit_code::bad_input;
-  }
-  std::string command = "fr4_enkf_bench";
-  for (int k = 1; k < argc; ++k) command += std::string(" ") + argv[k];
-  try {
-    return run(config, command);
-  } catch (const InputError& e) {
-    std::cerr << "fr4_enkf_bench: " << e.what() << "\n";
-    return exit_code::bad_input;
-  } catch (const GpuError& e) {
-    std::cerr << "fr4_enkf_bench: GPU: " << e.what() << "\n";
-    return exit_code::no_gpu;
-  }
+  if (const int code = parse_command_line(app, argc, argv, "fr4_enkf_bench"); code >= 0) return code;
+  const std::string command = command_line("fr4_enkf_bench", argc, argv);
+  return run_reporting_errors("fr4_enkf_bench", [&] { return run(config, command); });
 }

@@ -22,7 +22,9 @@
 #include "errors.hpp"
 #include "gpu_methods.hpp"
 #include "matrix_market.hpp"
+#include "options.hpp"
 #include "output_file.hpp"
+#include "program.hpp"
 #include "run_methods.hpp"
 
 using namespace tiledqr;
@@ -33,30 +35,26 @@ namespace {
 constexpr int64_t reference_limit = 20000;  // --check runs the CPU reference up to this N
 
 struct Config {
-  int64_t n = 10000, m = 32, l = 10, seed = 42;
-  double density = 0.05, tolerance = 1e-12;
+  int64_t n = 10000;
+  ProblemOptions problem;
+  double tolerance = 1e-12;
   std::string method = "auto", output;
   InputFiles files;
-  int repeats = 3, warmup = 1;
+  TimingOptions timing;
   bool check = false, json = false;
 };
 
-std::string json_number(double x) {
-  if (!std::isfinite(x)) return "null";
-  char text[32];
-  std::snprintf(text, sizeof text, "%.6g", x);
-  return text;
-}
-
 int run(const Config& config) {
-  if (config.seed < 0) throw InputError("--seed must be >= 0, got " + std::to_string(config.seed));
-  if (config.repeats < 1) throw InputError("--repeats must be >= 1, got " + std::to_string(config.repeats));
-  if (config.warmup < 0) throw InputError("--warmup must be >= 0, got " + std::to_string(config.warmup));
+  const ProblemOptions& problem = config.problem;
+  const TimingOptions& timing = config.timing;
+  if (problem.seed < 0) throw InputError("--seed must be >= 0, got " + std::to_string(problem.seed));
+  if (timing.repeats < 1) throw InputError("--repeats must be >= 1, got " + std::to_string(timing.repeats));
+  if (timing.warmup < 0) throw InputError("--warmup must be >= 0, got " + std::to_string(timing.warmup));
   if (!(config.tolerance > 0)) throw InputError("--tolerance must be > 0");
   const Method requested = parse_method(config.method);
   check_output_path("--output", config.output);  // refused before the problem is loaded
   const EnkfProblem p =
-      load_problem(config.files, config.n, config.m, config.l, config.density, uint64_t(config.seed));
+      load_problem(config.files, config.n, problem.m, problem.l, problem.density, uint64_t(problem.seed));
   const Method method = requested == Method::automatic ? automatic_method(p) : requested;
 
   std::unique_ptr<DeviceProblem> device;
@@ -69,7 +67,7 @@ int run(const Config& config) {
     device_name = gpu_description();
     device = std::make_unique<DeviceProblem>(p);
   }
-  const MethodRun result = run_method(method, p, device.get(), config.warmup, config.repeats);
+  const MethodRun result = run_method(method, p, device.get(), timing.warmup, timing.repeats);
   const double seconds = median_of(result.seconds);
 
   double error = NAN;
@@ -81,8 +79,8 @@ int run(const Config& config) {
   if (config.json) {
     std::cout << "{\"workload\": \"enkf\", \"method\": \"" << method_name(method) << "\", \"requested\": \""
               << method_name(requested) << "\", \"n\": " << p.n << ", \"m\": " << p.m() << ", \"l\": " << p.l
-              << ", \"density\": " << json_number(config.density) << ", \"nnz\": " << p.h.nnz()
-              << ", \"seed\": " << config.seed << ", \"seconds_median\": " << json_number(seconds)
+              << ", \"density\": " << json_number(problem.density) << ", \"nnz\": " << p.h.nnz()
+              << ", \"seed\": " << problem.seed << ", \"seconds_median\": " << json_number(seconds)
               << ", \"seconds_min\": " << json_number(min_of(result.seconds))
               << ", \"repeats\": " << result.seconds.size()
               << ", \"setup_seconds\": " << json_number(result.setup_seconds)
@@ -90,8 +88,8 @@ int run(const Config& config) {
               << (checked ? (failed ? "false" : "true") : "null") << ", \"device\": \"" << device_name << "\"}\n";
   } else {
     std::printf("fr4_enkf: N = %lld, M = %lld, L = %lld, nnz(H) = %lld, density %g, seed %lld\n",
-                (long long)p.n, (long long)p.m(), (long long)p.l, (long long)p.h.nnz(), config.density,
-                (long long)config.seed);
+                (long long)p.n, (long long)p.m(), (long long)p.l, (long long)p.h.nnz(), problem.density,
+                (long long)problem.seed);
     std::printf("method %s%s on %s: %.6g s (median of %zu; setup %.3g s)\n", method_name(method),
                 requested == Method::automatic ? " (auto)" : "", device_name.c_str(), seconds,
                 result.seconds.size(), result.setup_seconds);
@@ -110,38 +108,16 @@ int main(int argc, char** argv) {
   Config config;
   CLI::App app{"P_HT = [C o (e e^T)] H^T / (L - 1) on the GPU (seed 002 on FR4)", "fr4_enkf"};
   app.add_option("--n", config.n, "state size N (default 10000)");
-  app.add_option("--m", config.m, "observations M, rows of H (default 32)");
-  app.add_option("--l", config.l, "ensemble members L >= 2 (default 10)");
-  app.add_option("--density", config.density, "fraction of nonzeros per row of H, in (0, 1] (default 0.05)");
-  app.add_option("--seed", config.seed, "seed of the random inputs (default 42)");
+  add_problem_options(app, config.problem);
   app.add_option("--method", config.method, "auto, tiled, fft, dense or cpu (default auto)");
   app.add_option("--input-c", config.files.c, "C: Matrix Market array, N x 1 (symmetric) or N x 2 (column, row)");
   app.add_option("--input-e", config.files.e, "e: Matrix Market array, N x L");
   app.add_option("--input-h", config.files.h, "H: Matrix Market, M x N, coordinate or array");
   app.add_flag("--check", config.check, "compare with the CPU reference (N <= 20000); exit 3 above --tolerance");
   app.add_option("--tolerance", config.tolerance, "relative error allowed by --check (default 1e-12)");
-  app.add_option("--repeats", config.repeats, "timed runs, median reported (default 3)");
-  app.add_option("--warmup", config.warmup, "untimed runs first (default 1)");
+  add_timing_options(app, config.timing);
   app.add_option("--output", config.output, "write P_HT (N x M) as Matrix Market");
   app.add_flag("--json", config.json, "print one JSON object");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "fr4_enkf: " << e.what() << "\nRun with --help for more information.\n";
-    return exit_code::bad_input;
-  }
-  try {
-    return run(config);
-  } catch (const InputError& e) {
-    std::cerr << "fr4_enkf: " << e.what() << "\n";
-    return exit_code::bad_input;
-  } catch (const GpuError& e) {
-    std::cerr << "fr4_enkf: GPU: " << e.what() << "\n";
-    return exit_code::no_gpu;
-  } catch (const std::bad_alloc&) {
-    std::cerr << "fr4_enkf: out of host memory for this problem size\n";
-    return exit_code::bad_input;
-  }
+  if (const int code = parse_command_line(app, argc, argv, "fr4_enkf"); code >= 0) return code;
+  return run_reporting_errors("fr4_enkf", [&] { return run(config); });
 }

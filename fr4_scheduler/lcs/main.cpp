@@ -26,6 +26,7 @@
 #include "lcs_model.hpp"
 #include "lcs_sequence.hpp"
 #include "output_file.hpp"
+#include "program.hpp"
 
 namespace {
 
@@ -252,22 +253,13 @@ int main(int argc, char** argv) {
   app.add_option("--cpu-max-cells", bench.cpu_max_cells, "--bench: skip the CPU DP above this M·N (default 5e9)");
   app.add_option("--diagonal-max-cells", bench.diagonal_max_cells,
                  "--bench: skip the per-diagonal baseline above this M·N (default 5e9)");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "fr4_lcs: " << e.what() << "\nRun with --help for more information.\n";
-    return exit_code::bad_input;
-  }
+  if (const int code = parse_command_line(app, argc, argv, "fr4_lcs"); code >= 0) return code;
 
-  try {
+  return run_reporting_errors("fr4_lcs", [&] {
     if (config.alphabet < 1 || config.alphabet > 256)
       throw InputError("--alphabet must be 1 … 256, got " + std::to_string(config.alphabet));
     if (bench_mode) {
-      std::string command = "fr4_lcs";
-      for (int k = 1; k < argc; ++k) command += std::string(" ") + argv[k];
-      bench.command = command;
+      bench.command = command_line("fr4_lcs", argc, argv);
       bench.tile_height = config.tile_h;
       bench.alphabet = config.alphabet;
       bench.seed = config.seed;
@@ -275,17 +267,5 @@ int main(int argc, char** argv) {
       return run_bench(bench);
     }
     return run(config);
-  } catch (const InputError& e) {
-    std::cerr << "fr4_lcs: error: " << e.what() << "\n";
-    return exit_code::bad_input;
-  } catch (const GpuError& e) {
-    std::cerr << "fr4_lcs: GPU error: " << e.what() << "\n";
-    return exit_code::no_gpu;
-  } catch (const StallError& e) {
-    std::cerr << "fr4_lcs: stalled: " << e.what() << "\n";
-    return exit_code::stalled;
-  } catch (const std::bad_alloc&) {
-    std::cerr << "fr4_lcs: error: out of host memory\n";
-    return exit_code::bad_input;
-  }
+  });
 }

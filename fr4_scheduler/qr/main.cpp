@@ -7,7 +7,6 @@
 
 #include "gpu/cuda_check.hpp"
 #include "fr4_qr.hpp"
-#include "gpu/kernel_image.hpp"
 #include "nvtx_range.hpp"
 #include "gpu/stage.hpp"
 #include "stage_main.hpp"
@@ -34,14 +33,11 @@ tiledqr::Factorization<T> factor_on_gpu(const T* a, int64_t m, int64_t n, int64_
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (const int code = tiledqr::gpu::start_up_architecture_check("fr4_scheduler")) return code;
   // The device holds the column-major matrix, plus what DeviceQr needs (tiles, τ, the graph).
-  tiledqr::StageDescription stage = tiledqr::gpu::gpu_stage(
-      "fr4_scheduler", "Tiled QR factorisation as a task graph on the generic GPU scheduler (FR4; any tree)",
-      [](int64_t m, int64_t n, size_t element_bytes) {
-        return double(m) * double(n) * double(element_bytes) + tiledqr::gpu::qr_device_bytes(m, n, element_bytes);
-      });
-  stage.factor_double = factor_on_gpu<double>;
-  stage.factor_float = factor_on_gpu<float>;
-  return tiledqr::stage_main(argc, argv, stage);
+  const auto device_bytes = [](int64_t m, int64_t n, size_t element_bytes) {
+    return double(m) * double(n) * double(element_bytes) + tiledqr::gpu::qr_device_bytes(m, n, element_bytes);
+  };
+  return tiledqr::gpu::gpu_stage_main(
+      argc, argv, "fr4_scheduler", "Tiled QR factorisation as a task graph on the generic GPU scheduler (FR4; any tree)",
+      device_bytes, factor_on_gpu<double>, factor_on_gpu<float>);
 }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "random_values.hpp"
 #include "size_check.hpp"
 
 namespace tiledqr::bench {
@@ -43,8 +44,7 @@ template <typename T>
 std::vector<T> random_input(const BenchCase& c) {
   std::vector<T> a(checked_elements({c.m, c.n}, sizeof(T), "benchmark matrix"));
   std::mt19937_64 engine(c.seed);
-  std::uniform_real_distribution<double> uniform(-1, 1);
-  for (T& x : a) x = T(uniform(engine));
+  fill_uniform(a, engine);
   return a;
 }
 

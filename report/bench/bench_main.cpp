@@ -26,6 +26,7 @@
 #include "errors.hpp"
 #include "options.hpp"
 #include "output_file.hpp"
+#include "program.hpp"
 #include "version.hpp"
 #include "presets.hpp"
 #include "provenance.hpp"
@@ -229,14 +230,7 @@ int bench_main(int argc, char** argv) {
   app.add_flag("--list", list_only, "print the cases and exit");
   app.add_option("--commit", commit, "commit to record (default: the one the binary was built from)");
   app.set_version_flag("--version", [] { return version_text("tiledqr_bench", gpu_provenance()); });
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& e) {
-    return app.exit(e);
-  } catch (const CLI::ParseError& e) {
-    std::cerr << "tiledqr_bench: " << e.what() << "\nRun with --help for more information.\n";
-    return exit_code::bad_input;
-  }
+  if (const int code = parse_command_line(app, argc, argv, "tiledqr_bench"); code >= 0) return code;
 
   try {
     const int hardware_threads = int(std::max(1u, std::thread::hardware_concurrency()));

@@ -36,10 +36,12 @@
 #include "kernels/host/tsqrt.hpp"
 #include "kernels/warp_registers/tsmqr.cuh"
 #include "kernels/warp/tsmqr.cuh"
+#include "random_values.hpp"
 
 namespace {
 
 namespace block = tiledqr::kernels::block;
+using tiledqr::random_values;
 
 void cuda_ok(cudaError_t status, const char* what) {
   if (status != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
@@ -135,14 +137,6 @@ struct DeviceVector {
   ~DeviceVector() { cudaFree(data); }
 };
 
-template <typename T>
-std::vector<T> random_values(std::size_t count, std::mt19937_64& engine) {
-  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-  std::vector<T> x(count);
-  for (T& value : x) value = T(uniform(engine));
-  return x;
-}
-
 lapack_int factor_stacked(int b, int ib, double* r, double* v, double* t) {
   std::vector<double> work(std::size_t(ib) * b);
   return LAPACKE_dtpqrt_work(LAPACK_COL_MAJOR, b, b, 0, ib, r, b, v, b, t, ib, work.data());
@@ -166,6 +160,21 @@ struct Row {
   Timing timing;
   double block_us, tflops, peak_tflops, cublas_tflops;
 };
+
+// The launches of `launch` (a block::launch_*_tasks) over `list`, copied to
+// the device, timed; `blocks_per_sm` of its `kernel` fit on one SM.
+template <typename T, int NB, int IB, typename Task, typename Launch, typename Kernel>
+Timing time_tasks(const Settings& s, const std::vector<Task>& list, Launch launch, Kernel kernel,
+                  const char* name, int& blocks_per_sm) {
+  const DeviceVector<Task> dlist(list);
+  const int tasks = int(list.size());
+  const Timing timing = time_launches(s, [&] { cuda_ok(launch(true, dlist.data, tasks, nullptr), name); });
+  cuda_ok(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel,
+                                                        block::CompactWyLaunch<T, NB, IB>::threads,
+                                                        block::CompactWyLaunch<T, NB, IB>::shared_bytes),
+          "occupancy");
+  return timing;
+}
 
 // Many tsmqr (stacked = true) or ormqr tasks on nb × nb tiles.
 template <typename T, int NB, int IB>
@@ -194,14 +203,8 @@ Row measure_update(const Settings& s, const cudaDeviceProp& prop, bool stacked) 
       list.push_back({NB, NB, NB, dv.data + tile * p, NB, dt.data + std::size_t(IB) * NB * p, IB,
                       da1.data + tile * i, NB, da2.data + tile * i, NB});
     }
-    const DeviceVector<block::TsmqrTask<T>> dlist(list);
-    timing = time_launches(s, [&] {
-      cuda_ok(block::launch_tsmqr_tasks<T, NB, IB>(true, dlist.data, tasks, nullptr), "tsmqr");
-    });
-    cuda_ok(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, block::tsmqr_tasks_kernel<T, NB, IB>,
-                                                          block::CompactWyLaunch<T, NB, IB>::threads,
-                                                          block::CompactWyLaunch<T, NB, IB>::shared_bytes),
-            "occupancy");
+    timing = time_tasks<T, NB, IB>(s, list, block::launch_tsmqr_tasks<T, NB, IB>,
+                                   block::tsmqr_tasks_kernel<T, NB, IB>, "tsmqr", blocks_per_sm);
     flops = 4.0 * NB * NB * NB * tasks;
   } else {
     std::vector<block::OrmqrTask<T>> list;
@@ -210,14 +213,8 @@ Row measure_update(const Settings& s, const cudaDeviceProp& prop, bool stacked) 
       list.push_back({NB, NB, NB, dv.data + tile * p, NB, dt.data + std::size_t(IB) * NB * p, IB,
                       da2.data + tile * i, NB});
     }
-    const DeviceVector<block::OrmqrTask<T>> dlist(list);
-    timing = time_launches(s, [&] {
-      cuda_ok(block::launch_ormqr_tasks<T, NB, IB>(true, dlist.data, tasks, nullptr), "ormqr");
-    });
-    cuda_ok(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, block::ormqr_tasks_kernel<T, NB, IB>,
-                                                          block::CompactWyLaunch<T, NB, IB>::threads,
-                                                          block::CompactWyLaunch<T, NB, IB>::shared_bytes),
-            "occupancy");
+    timing = time_tasks<T, NB, IB>(s, list, block::launch_ormqr_tasks<T, NB, IB>,
+                                   block::ormqr_tasks_kernel<T, NB, IB>, "ormqr", blocks_per_sm);
     flops = 2.0 * NB * NB * (2.0 * NB - NB) * tasks;  // LAPACK's ?ormqr count, 2·n·k·(2m − k)
   }
   Row row;

@@ -23,13 +23,13 @@
 #include <cstdio>
 #include <functional>
 #include <random>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "factorization.hpp"
 #include "kernels/lapack/lapack_kernels.hpp"
+#include "random_values.hpp"
 
 namespace {
 
@@ -44,14 +44,9 @@ struct Tiles {
   std::vector<double> v_tp[2], t_tp[2];
   Tiles(int tile, int inner, uint64_t seed) : b(tile), ib(inner) {
     std::mt19937_64 engine(seed);
-    std::uniform_real_distribution<double> uniform(-1, 1);
-    auto fill = [&](std::vector<double>& v, size_t n) {
-      v.resize(n);
-      for (double& x : v) x = uniform(engine);
-    };
-    fill(a0, size_t(b) * b);
-    fill(b0, size_t(b) * b);
-    fill(c, size_t(b) * b);
+    a0 = tiledqr::random_values<double>(size_t(b) * b, engine);
+    b0 = tiledqr::random_values<double>(size_t(b) * b, engine);
+    c = tiledqr::random_values<double>(size_t(b) * b, engine);
     a = a0;
     b_tile = b0;
     t.assign(size_t(ib) * b, 0.0);
@@ -183,18 +178,15 @@ double run(const Routine& routine, int threads, int calls, int b, int ib) {
 int main(int argc, char** argv) {
   CLI::App app{"per-call cost of tile kernels with T concurrent threads", "tiledqr_kernel_bench"};
   int b = 64, ib = 32;
-  std::string thread_list = "1,16";
+  std::vector<int> counts = {1, 16};
   double seconds = 0.3;
   std::string setup;
   app.add_option("--tile", b, "tile size b (default 64)");
   app.add_option("--inner-block", ib, "inner block ib (default 32)");
-  app.add_option("--threads", thread_list, "thread counts (comma list; default 1,16)");
+  app.add_option("--threads", counts, "thread counts (comma list; default 1,16)")->delimiter(',');
   app.add_option("--seconds", seconds, "time per trial on 1 thread (default 0.3; the least of 3 trials counts)");
   app.add_option("--setup", setup, "also time the Factorization constructor for this MxN (binary tree)");
   CLI11_PARSE(app, argc, argv);
-  std::vector<int> counts;
-  std::stringstream list(thread_list);
-  for (std::string item; std::getline(list, item, ',');) counts.push_back(std::stoi(item));
 
   openblas_set_num_threads(1);
   std::printf("OpenBLAS %s, core %s; tile %d, ib %d\n", openblas_get_config(), openblas_get_corename(),

@@ -34,6 +34,7 @@
 #include "kernels/block/tsmqr.cuh"
 #include "kernels/host/ormqr.hpp"
 #include "kernels/host/tsmqr.hpp"
+#include "random_values.hpp"
 #include "gpu_test_main.hpp"
 #include "test_support.hpp"
 
@@ -105,14 +106,6 @@ lapack_int gemqrt(char trans, int m, int n, int k, int ib, const float* v, int l
   std::vector<float> work(std::size_t(ib) * n);
   return LAPACKE_sgemqrt_work(LAPACK_COL_MAJOR, 'L', trans, m, n, k, ib, v, ldv, t, ldt, c, ldc,
                               work.data());
-}
-
-template <typename T>
-std::vector<T> random_values(std::size_t count, std::mt19937_64& engine) {
-  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-  std::vector<T> x(count);
-  for (T& value : x) value = T(uniform(engine));
-  return x;
 }
 
 // ‖x − y‖_F over the (rows, cols) part of two col-major arrays of leading

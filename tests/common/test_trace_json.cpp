@@ -17,16 +17,8 @@ size_t count(const std::string& text, const std::string& word) {
 }
 
 TaskRecord record(TaskKind kind, int32_t k, int32_t i, int32_t j, int32_t worker, int64_t start, int64_t end) {
-  TaskRecord r;
-  r.task.kind = kind;
-  r.task.k = k;
-  r.task.i = i;
-  r.task.j = j;
-  r.task.piv = k;
-  r.worker = worker;
-  r.start_ns = start;
-  r.end_ns = end;
-  return r;
+  const Task task{kind, k, i, j, /*piv=*/k};
+  return TaskRecord{task, worker, start, end};
 }
 
 // Pass: one named track per worker (three workers, five tasks), one complete event per task with

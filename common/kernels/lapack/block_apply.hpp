@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace tiledqr::lapack_kernels::detail {
@@ -21,50 +22,37 @@ namespace tiledqr::lapack_kernels::detail {
 // OpenBLAS's buffer lock (see the header): ?gemm only no-transpose and
 // within the small-matrix volume, ?gemv/?ger/?larfg/?geqr2 never.
 template <typename T>
-struct Blas;
+struct Blas {
+  static_assert(std::is_same_v<T, double> || std::is_same_v<T, float>, "double or float");
+  static constexpr bool dp = std::is_same_v<T, double>;
 
-template <>
-struct Blas<double> {
   // C (m, n) = alpha A (m, k) B (k, n) + beta C.
-  static void gemm(int m, int n, int k, double alpha, const double* a, int lda, const double* b,
-                   int ldb, double beta, double* c, int ldc) {
-    cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c,
-                ldc);
+  static void gemm(int m, int n, int k, T alpha, const T* a, int lda, const T* b, int ldb, T beta, T* c,
+                   int ldc) {
+    if constexpr (dp)
+      cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+    else
+      cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
   }
   // y (n) = A (m, n)ᵀ x (m).
-  static void gemv_t(int m, int n, const double* a, int lda, const double* x, double* y) {
-    cblas_dgemv(CblasColMajor, CblasTrans, m, n, 1.0, a, lda, x, 1, 0.0, y, 1);
+  static void gemv_t(int m, int n, const T* a, int lda, const T* x, T* y) {
+    if constexpr (dp) cblas_dgemv(CblasColMajor, CblasTrans, m, n, 1.0, a, lda, x, 1, 0.0, y, 1);
+    else cblas_sgemv(CblasColMajor, CblasTrans, m, n, 1.0f, a, lda, x, 1, 0.0f, y, 1);
   }
   // A (m, n) += alpha x yᵀ.
-  static void ger(int m, int n, double alpha, const double* x, const double* y, double* a, int lda) {
-    cblas_dger(CblasColMajor, m, n, alpha, x, 1, y, 1, a, lda);
+  static void ger(int m, int n, T alpha, const T* x, const T* y, T* a, int lda) {
+    if constexpr (dp) cblas_dger(CblasColMajor, m, n, alpha, x, 1, y, 1, a, lda);
+    else cblas_sger(CblasColMajor, m, n, alpha, x, 1, y, 1, a, lda);
   }
-  static void larfg(int n, double* alpha, double* x, double* tau) {
-    LAPACKE_dlarfg_work(n, alpha, x, 1, tau);
+  // The reflector H = I − tau [1; v][1; v]ᵀ with H [alpha; x] = [beta; 0].
+  static void larfg(int n, T* alpha, T* x, T* tau) {
+    if constexpr (dp) LAPACKE_dlarfg_work(n, alpha, x, 1, tau);
+    else LAPACKE_slarfg_work(n, alpha, x, 1, tau);
   }
-  static lapack_int geqr2(int m, int n, double* a, int lda, double* tau, double* work) {
-    return LAPACKE_dgeqr2_work(LAPACK_COL_MAJOR, m, n, a, lda, tau, work);
-  }
-};
-
-template <>
-struct Blas<float> {
-  static void gemm(int m, int n, int k, float alpha, const float* a, int lda, const float* b,
-                   int ldb, float beta, float* c, int ldc) {
-    cblas_sgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, m, n, k, alpha, a, lda, b, ldb, beta, c,
-                ldc);
-  }
-  static void gemv_t(int m, int n, const float* a, int lda, const float* x, float* y) {
-    cblas_sgemv(CblasColMajor, CblasTrans, m, n, 1.0f, a, lda, x, 1, 0.0f, y, 1);
-  }
-  static void ger(int m, int n, float alpha, const float* x, const float* y, float* a, int lda) {
-    cblas_sger(CblasColMajor, m, n, alpha, x, 1, y, 1, a, lda);
-  }
-  static void larfg(int n, float* alpha, float* x, float* tau) {
-    LAPACKE_slarfg_work(n, alpha, x, 1, tau);
-  }
-  static lapack_int geqr2(int m, int n, float* a, int lda, float* tau, float* work) {
-    return LAPACKE_sgeqr2_work(LAPACK_COL_MAJOR, m, n, a, lda, tau, work);
+  // Unblocked QR of A (m, n); work (n).
+  static lapack_int geqr2(int m, int n, T* a, int lda, T* tau, T* work) {
+    if constexpr (dp) return LAPACKE_dgeqr2_work(LAPACK_COL_MAJOR, m, n, a, lda, tau, work);
+    else return LAPACKE_sgeqr2_work(LAPACK_COL_MAJOR, m, n, a, lda, tau, work);
   }
 };
 
@@ -110,20 +98,22 @@ inline void require(bool ok, const char* routine, const char* name, int value) {
 
 // ------------------------------------------------------------ block apply
 
+// Rows [begin, begin + rows) of a block's V, stored at `data` (ld `ld`).
+template <typename T>
+struct VRows {
+  const T* data = nullptr;
+  int ld = 0, begin = 0, rows = 0;
+};
+
 // One block of kb reflectors, V (rows, kb), laid out for the gemm calls.
 // V's rows split in two: a plain rectangle of the caller's matrix, used
-// where it lies (`rect`, ld ldv: rows [rect_begin, rect_begin + rect_rows)),
-// and the rows that cross the block's triangle, copied with their explicit
-// zeros and ones into `tri` (ld tri_rows: rows [tri_begin, tri_begin +
-// tri_rows)). All of Vᵀ is copied into `vt` (kb, rows; ld kb), op(T) into
-// `t_op` (kb, kb; ld kb).
+// where it lies (`rect`), and the rows that cross the block's triangle,
+// copied with their explicit zeros and ones (`tri`, ld tri.rows). All of Vᵀ
+// is copied into `vt` (kb, rows; ld kb), op(T) into `t_op` (kb, kb; ld kb).
 template <typename T>
 struct Block {
   int rows = 0, kb = 0;
-  const T* rect = nullptr;
-  int ldv = 0, rect_begin = 0, rect_rows = 0;
-  const T* tri = nullptr;
-  int tri_begin = 0, tri_rows = 0;
+  VRows<T> rect, tri;
   const T* vt = nullptr;
   const T* t_op = nullptr;
 };
@@ -163,19 +153,8 @@ Block<T> load_geqrt_block(int rows, int kb, const T* v, int ldv, const T* t, int
     for (int r = c + 1; r < rows; ++r) vt[c + size_t(r) * kb] = col[r];
   }
   load_t(kb, t, ldt, transpose, t_op);
-  Block<T> b;
-  b.rows = rows;
-  b.kb = kb;
-  b.rect = v + kb;
-  b.ldv = ldv;
-  b.rect_begin = kb;
-  b.rect_rows = rows - kb;
-  b.tri = tri;
-  b.tri_begin = 0;
-  b.tri_rows = kb;
-  b.vt = vt;
-  b.t_op = t_op;
-  return b;
+  const VRows<T> rect{v + kb, ldv, kb, rows - kb}, triangle{tri, kb, 0, kb};
+  return Block<T>{rows, kb, rect, triangle, vt, t_op};
 }
 
 // Block i0 of a tpqrt V (m, k) whose last l rows are upper trapezoidal:
@@ -202,19 +181,8 @@ Block<T> load_tp_block(int m, int l, int i0, int kb, const T* v, int ldv, const 
     for (int r = rect_rows; r < rows; ++r) tri_col[r - rect_rows] = r < kept ? col[r] : T(0);
   }
   load_t(kb, t, ldt, transpose, t_op);
-  Block<T> b;
-  b.rows = rows;
-  b.kb = kb;
-  b.rect = v;
-  b.ldv = ldv;
-  b.rect_begin = 0;
-  b.rect_rows = rect_rows;
-  b.tri = tri;
-  b.tri_begin = rect_rows;
-  b.tri_rows = tri_rows;
-  b.vt = vt;
-  b.t_op = t_op;
-  return b;
+  const VRows<T> rect{v, ldv, 0, rect_rows}, triangle{tri, tri_rows, rect_rows, tri_rows};
+  return Block<T>{rows, kb, rect, triangle, vt, t_op};
 }
 
 // Columns per gemm call: as many as keep kb·rows·columns within the
@@ -255,12 +223,9 @@ void apply_block(const Block<T>& v, int n, T* top, int ldtop, T* c, int ldc) {
         const T* sub = w2 + size_t(j) * kb;
         for (int i = 0; i < kb; ++i) row[i] -= sub[i];
       }
-    if (v.rect_rows > 0)
-      Blas<T>::gemm(v.rect_rows, nc, kb, T(-1), v.rect, v.ldv, w2, kb, T(1), cj + v.rect_begin,
-                    ldc);
-    if (v.tri_rows > 0)
-      Blas<T>::gemm(v.tri_rows, nc, kb, T(-1), v.tri, v.tri_rows, w2, kb, T(1), cj + v.tri_begin,
-                    ldc);
+    for (const VRows<T>& part : {v.rect, v.tri})
+      if (part.rows > 0)
+        Blas<T>::gemm(part.rows, nc, kb, T(-1), part.data, part.ld, w2, kb, T(1), cj + part.begin, ldc);
   }
 }
 

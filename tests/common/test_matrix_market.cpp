@@ -295,8 +295,9 @@ TEST(MatrixMarketRoundTrip, LargeFilesAcrossReadBlocks) {
 // Pass: a large file (several read blocks, so read by several threads)
 // gives what the line-by-line text parser gives: the same values where it
 // holds comments, blank lines, CRLF and '+' signs among the values, and the
-// same message, line number included, where one value deep inside is bad
-// or the count is wrong.
+// same message, line number included, where one value deep inside is bad,
+// a line is over the length cap or the count is wrong; a last line without
+// its line break is read too.
 TEST(MatrixMarketReader, LargeFileReadAsTheTextParserReadsIt) {
   const uint64_t seed = test_seed() + 6;
   SCOPED_TRACE("seed " + std::to_string(seed));
@@ -323,12 +324,18 @@ TEST(MatrixMarketReader, LargeFileReadAsTheTextParserReadsIt) {
   const DenseMatrix<double> from_text = parse_matrix_market(good, dir.file("t.mtx"));
   ASSERT_EQ(from_file.data.size(), from_text.data.size());
   EXPECT_EQ(std::memcmp(from_file.data.data(), from_text.data.data(), from_text.data.size() * sizeof(double)), 0);
+  // Without the last line break: the last value is still read.
+  write_text(dir.file("t.mtx"), good.substr(0, good.size() - 1));
+  const DenseMatrix<double> unterminated = read_matrix_market(dir.file("t.mtx"));
+  ASSERT_EQ(unterminated.data.size(), from_text.data.size());
+  EXPECT_EQ(bits_of(unterminated.data.back()), bits_of(from_text.data.back()));
 
-  std::vector<std::string> bad = lines;
+  std::vector<std::string> bad = lines, long_line = lines;
   bad[250000] = "1.5x";
+  long_line[200000] = std::string(size_t(1) << 20, ' ') + long_line[200000];  // over the 1 MiB cap
   const std::vector<std::pair<std::string, std::string>> cases = {
       {file_text(bad, rows), "bad value deep inside"}, {file_text(lines, rows + 1), "too few"},
-      {file_text(lines, rows - 1), "too many"}};
+      {file_text(lines, rows - 1), "too many"}, {file_text(long_line, rows), "line too long"}};
   for (const auto& [text, what] : cases) {
     SCOPED_TRACE(what);
     write_text(dir.file("t.mtx"), text);

@@ -70,6 +70,14 @@ void write_bytes(const std::string& path, const Bytes& bytes) {
   ::close(fd);
 }
 
+// `text` as one CSV field: quoted (quotes doubled) when it holds a comma, a quote or a line break.
+std::string csv_field(const std::string& text) {
+  if (text.find_first_of(",\"\r\n") == std::string::npos) return text;
+  std::string quoted = "\"";
+  for (const char c : text) quoted += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return quoted + "\"";
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -149,7 +157,7 @@ int main(int argc, char** argv) {
     std::strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&now));
     char row[768];
     std::snprintf(row, sizeof row, "%s,%s,%s,%d,%lld,%lld,%.1f,%.4f,%.4f,%.4f,%.4f,%.4f,%.4f,%.3f,%.3f,%s,%.4f,%.4f,%.4f,%.4f\n", date,
-                  tiledqr::build_commit(), code.c_str(), tiledqr::available_cpus(), static_cast<long long>(m),
+                  tiledqr::build_commit(), csv_field(code).c_str(), tiledqr::available_cpus(), static_cast<long long>(m),
                   static_cast<long long>(n), double(info.st_size) / 1e6, best_write, cpu_write, best_read, cpu_read,
                   peer_write, peer_read, best_write / peer_write, best_read / peer_read, exact ? "yes" : "no",
                   peer_cpu_write, peer_cpu_read, format, cpu_format);

@@ -17,6 +17,7 @@
 #include "matrix_market.hpp"
 
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -198,6 +199,8 @@ void advise_huge_pages(void* p, size_t bytes) {
 #endif
 }
 
+constexpr uint64_t kUnknownSize = std::numeric_limits<uint64_t>::max();
+
 class LineSource {
  public:
   explicit LineSource(const std::string& text) : text_(&text) {}
@@ -241,6 +244,15 @@ class LineSource {
     const std::string_view rest(block_.get() + block_pos_, block_end_ - block_pos_);
     block_pos_ = block_end_;
     return rest;
+  }
+  // How many bytes of a regular file are left to read; kUnknownSize for
+  // anything else (a pipe, a device, a string).
+  uint64_t bytes_left_hint() const {
+    struct stat info {};
+    if (file_ == nullptr || ::fstat(fileno(file_), &info) != 0 || !S_ISREG(info.st_mode)) return kUnknownSize;
+    const long at = std::ftell(file_);
+    if (at < 0) return kUnknownSize;
+    return info.st_size > at ? uint64_t(info.st_size - at) : 0;
   }
   size_t read_raw(char* out, size_t size) {
     size_t got = 0;
@@ -296,12 +308,18 @@ class LineSource {
   // Reads the next block; false at the end of the file or on an error (then
   // read_error_ is set).
   bool fill_block() {
-    if (!block_) block_.reset(new char[kIoBlockBytes]);  // not zeroed: fread fills it
+    if (!block_) {
+      // No larger than a regular file needs (a small file costs no large
+      // allocation); not zeroed: fread fills it.
+      const uint64_t left = bytes_left_hint();
+      block_capacity_ = left >= kIoBlockBytes ? kIoBlockBytes : size_t(std::max<uint64_t>(left, 4096)) + 2;
+      block_.reset(new char[block_capacity_]);
+    }
     errno = 0;
     block_pos_ = 0;
     // One byte stays free so that a line ending the file without a line
     // break is still followed by a NUL in the block.
-    block_end_ = std::fread(block_.get(), 1, kIoBlockBytes - 1, file_);
+    block_end_ = std::fread(block_.get(), 1, block_capacity_ - 1, file_);
     block_[block_end_] = '\0';
     if (block_end_ == 0 && std::ferror(file_)) read_error_ = errno != 0 ? errno : EIO;
     return block_end_ > 0;
@@ -311,6 +329,7 @@ class LineSource {
   size_t pos_ = 0;
   std::FILE* file_ = nullptr;
   std::unique_ptr<char[]> block_;  // the file's bytes [block_pos_, block_end_) not yet returned
+  size_t block_capacity_ = 0;
   size_t block_pos_ = 0;
   size_t block_end_ = 0;
   std::string line_;
@@ -371,7 +390,9 @@ class Parser {
       a.rows = rows_;
       a.cols = cols_;
       a.data.reserve(static_cast<size_t>(rows_ * cols_));
-      if (in_.from_file() && parallel_ && field_ == Field::real) read_general_array_in_parallel(a);
+      // Only a regular file can be read again when the parallel path gives up.
+      if (in_.from_file() && in_.bytes_left_hint() != kUnknownSize && parallel_ && field_ == Field::real)
+        read_general_array_in_parallel(a);
       else read_array(a);
     } else if (format_ == Format::array) {
       a = DenseMatrix<double>(rows_, cols_);
@@ -648,29 +669,40 @@ class Parser {
     const size_t threads = size_t(std::max(1, std::min(available_cpus(), 16)));
     // At least kIoBlockBytes, so the bytes read with the header fit in it.
     const size_t block = std::max(kIoBlockBytes, kParseBytesPerThread * threads);
-    // A block is read after at most a part line of kMaxLineBytes.
-    const size_t capacity = block + kMaxLineBytes;
-    std::unique_ptr<char[]> buffers[2] = {std::unique_ptr<char[]>(new char[capacity]),
-                                          std::unique_ptr<char[]>(new char[capacity])};
-    for (const auto& b : buffers) advise_huge_pages(b.get(), capacity);
+    // A block is read after at most a part line of kMaxLineBytes. The
+    // buffers are made when first needed and no larger than the rest of a
+    // regular file (with a byte to spare, to see its end): a small file
+    // costs no large allocation.
+    const uint64_t rest_of_file = in_.bytes_left_hint();
+    std::unique_ptr<char[]> buffers[2];
+    size_t capacities[2] = {0, 0};
+    auto make_room = [&](int b, size_t bytes) {
+      if (capacities[b] >= bytes) return;
+      buffers[b].reset(new char[bytes]);
+      capacities[b] = bytes;
+      advise_huge_pages(buffers[b].get(), bytes);
+    };
     std::vector<std::vector<double>> parts(threads);
     std::vector<char> ok(threads);
 
-    // Fills buffers[b] with `carry` and then the file's next bytes; returns
-    // the size and sets `last` when the file has no more.
+    // Fills buffers[b] with `carry` and then up to `block` more bytes of the
+    // file; returns the size and sets `last` when the file has no more.
     bool last = false;
     auto fill = [&](int b, std::string_view carry) {
       if (carry.size() > kMaxLineBytes) throw NotPlainArray{};  // a line too long
+      make_room(b, carry.size() + block);
       if (!carry.empty()) std::memmove(buffers[b].get(), carry.data(), carry.size());
       const size_t got = in_.read_raw(buffers[b].get() + carry.size(), block);
       last = got < block;
       return carry.size() + got;
     };
     // First the bytes that reading the header brought in (less than
-    // kIoBlockBytes, so within one block).
+    // kIoBlockBytes, so within one block), then the rest of the block.
     const std::string_view buffered = in_.take_buffered();
+    size_t first = block - buffered.size();
+    if (rest_of_file < first) first = size_t(rest_of_file) + 1;
+    make_room(0, buffered.size() + first);
     if (!buffered.empty()) std::memcpy(buffers[0].get(), buffered.data(), buffered.size());
-    const size_t first = block - buffered.size();
     const size_t got = in_.read_raw(buffers[0].get() + buffered.size(), first);
     last = got < first;
     int current = 0;

@@ -5,6 +5,7 @@
 #include "matrix_market.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -352,6 +354,44 @@ TEST(MatrixMarketReader, LargeFileReadAsTheTextParserReadsIt) {
     }
     EXPECT_FALSE(text_message.empty());
     EXPECT_EQ(file_message, text_message);
+  }
+}
+
+// Pass: a large array file read from a FIFO (which cannot be read twice)
+// with a bad value deep inside is refused with the same message, line
+// number included, as the text parser gives, and a good one is read whole.
+TEST(MatrixMarketReader, LargeFifoReadAsTheTextParserReadsIt) {
+  const int64_t rows = 1000, cols = 700;  // about 5 MB of text: more than one read block
+  std::string good = kArrayReal + std::to_string(rows) + " " + std::to_string(cols) + "\n";
+  for (int64_t k = 0; k < rows * cols; ++k) good += std::to_string(k % 9973) + ".25\n";
+  const std::string bad_value = "\n1.5x\n";
+  std::string bad = good;
+  bad.replace(bad.find('\n', bad.size() - 1000), bad_value.size(), bad_value);
+  TempDir dir;
+  const std::string fifo = dir.file("in.mtx");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string* text : {&good, &bad}) {
+    std::thread writer([&] {
+      std::FILE* f = std::fopen(fifo.c_str(), "w");
+      if (f == nullptr) return;
+      std::fwrite(text->data(), 1, text->size(), f);
+      std::fclose(f);
+    });
+    std::string file_message, text_message;
+    DenseMatrix<double> from_file, from_text;
+    try {
+      from_file = read_matrix_market(fifo);
+    } catch (const InputError& e) {
+      file_message = e.what();
+    }
+    writer.join();
+    try {
+      from_text = parse_matrix_market(*text, fifo);
+    } catch (const InputError& e) {
+      text_message = e.what();
+    }
+    EXPECT_EQ(file_message, text_message);
+    EXPECT_EQ(from_file.data, from_text.data);
   }
 }
 

@@ -163,8 +163,9 @@ uint64_t physical_memory_bytes() {
 // would be read into memory whole after all.
 
 constexpr size_t kMaxLineBytes = size_t(1) << 20;
-// Files are read and written in blocks this large: few system calls, and
-// still small beside any matrix worth the wait.
+// The line-by-line reader reads a file in blocks this large (or the file's
+// size, when smaller): few system calls, and still small beside any matrix
+// worth the wait.
 constexpr size_t kIoBlockBytes = size_t(1) << 22;
 // The parallel reader reads this much text per thread at a time (about fifty
 // thousand values), and at least kIoBlockBytes.

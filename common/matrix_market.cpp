@@ -5,11 +5,19 @@
 // may appear among the entries too). Every number goes through std::from_chars
 // (strtoll or strtod for the rare forms it does not take) with a check that
 // the whole field was used, so "1.5x" or "2 2.0" is an error rather than a
-// silent truncation. Files are read and written in blocks of kIoBlockBytes,
-// and values are printed by std::to_chars in their shortest round-trip form.
+// silent truncation. Values are printed by std::to_chars in their shortest
+// round-trip form.
+//
+// Large files take a faster path, parsed and formatted by every CPU: the
+// values of a general real array file are parsed a block at a time while the
+// next block is read (anything unusual in them sends the file back to the
+// line-by-line parser, which names the problem and its line), and the writer
+// formats one batch of values while the previous one is written.
 
 #include "matrix_market.hpp"
 
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -155,9 +163,44 @@ uint64_t physical_memory_bytes() {
 // would be read into memory whole after all.
 
 constexpr size_t kMaxLineBytes = size_t(1) << 20;
-// Files are read and written in blocks this large: few system calls, and
-// still small beside any matrix worth the wait.
+// The line-by-line reader reads a file in blocks this large (or the file's
+// size, when smaller): few system calls, and still small beside any matrix
+// worth the wait.
 constexpr size_t kIoBlockBytes = size_t(1) << 22;
+// The parallel reader reads this much text per thread at a time (about fifty
+// thousand values), and at least kIoBlockBytes.
+constexpr size_t kParseBytesPerThread = size_t(1) << 20;
+
+// Threads joined when this goes out of scope, an exception included.
+struct JoinedThreads {
+  std::vector<std::thread> threads;
+  JoinedThreads() = default;
+  JoinedThreads(const JoinedThreads&) = delete;
+  JoinedThreads& operator=(const JoinedThreads&) = delete;
+  ~JoinedThreads() {
+    for (std::thread& t : threads)
+      if (t.joinable()) t.join();
+  }
+};
+
+// Asks for transparent huge pages behind the whole 2 MiB pages inside
+// [p, p + bytes) before they are first touched: one page fault per 2 MiB
+// instead of one per 4 KiB, which matters where faults are expensive (in
+// some virtual machines a 4 KiB fault costs tens of microseconds, more than
+// parsing the values on the page). Only advice: ignored where unsupported.
+void advise_huge_pages(void* p, size_t bytes) {
+#ifdef MADV_HUGEPAGE
+  constexpr uintptr_t huge = uintptr_t(2) << 20;
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + huge - 1) & ~(huge - 1);
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(huge - 1);
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+  (void)p;
+  (void)bytes;
+#endif
+}
+
+constexpr uint64_t kUnknownSize = std::numeric_limits<uint64_t>::max();
 
 class LineSource {
  public:
@@ -192,43 +235,38 @@ class LineSource {
   bool too_long() const { return too_long_; }
   bool from_file() const { return file_ != nullptr; }
 
-  // The rest of a file in pieces of about kIoBlockBytes that end at a line
-  // break (the last may not): sets `chunk` to the next one, read straight
-  // into a buffer of this object, and returns false once nothing is left.
-  // The view stays valid until the next call. Used instead of next(), never
-  // mixed with it afterwards; line_number() then stays where next() left it.
-  bool next_chunk(std::string_view& chunk) {
-    // The part line after the last chunk's last line break goes first.
-    const size_t carry = chunk_end_ - chunk_start_;
-    const size_t remainder = block_end_ - block_pos_;
-    if (carry + remainder + kIoBlockBytes > chunk_capacity_) {
-      std::unique_ptr<char[]> bigger(new char[carry + remainder + kIoBlockBytes]);
-      if (carry > 0) std::memcpy(bigger.get(), chunk_.get() + chunk_start_, carry);
-      chunk_ = std::move(bigger);
-      chunk_capacity_ = carry + remainder + kIoBlockBytes;
-    } else if (carry > 0) {
-      std::memmove(chunk_.get(), chunk_.get() + chunk_start_, carry);
-    }
-    size_t size = carry;
-    if (remainder > 0) std::memcpy(chunk_.get() + size, block_.get() + block_pos_, remainder);
-    size += remainder;
+  // The rest of a file, for the parallel reader; used instead of next(),
+  // never mixed with it afterwards (line_number() then stays where next()
+  // left it). take_buffered() gives the bytes already read but not yet
+  // returned, once; read_raw() then reads straight into `out` and returns
+  // how many bytes it got: fewer than `size` at the end of the file or on a
+  // read error (then read_error() is set).
+  std::string_view take_buffered() {
+    const std::string_view rest(block_.get() + block_pos_, block_end_ - block_pos_);
     block_pos_ = block_end_;
-    errno = 0;
-    const size_t got = std::fread(chunk_.get() + size, 1, kIoBlockBytes, file_);
-    if (got == 0 && std::ferror(file_)) {
-      read_error_ = errno != 0 ? errno : EIO;
-      return false;
+    return rest;
+  }
+  // How many bytes of a regular file are left to read; kUnknownSize for
+  // anything else (a pipe, a device, a string).
+  uint64_t bytes_left_hint() const {
+    struct stat info {};
+    if (file_ == nullptr || ::fstat(fileno(file_), &info) != 0 || !S_ISREG(info.st_mode)) return kUnknownSize;
+    const long at = std::ftell(file_);
+    if (at < 0) return kUnknownSize;
+    return info.st_size > at ? uint64_t(info.st_size - at) : 0;
+  }
+  size_t read_raw(char* out, size_t size) {
+    size_t got = 0;
+    while (got < size && read_error_ == 0) {
+      errno = 0;
+      const size_t n = std::fread(out + got, 1, size - got, file_);
+      got += n;
+      if (n == 0) {
+        if (std::ferror(file_)) read_error_ = errno != 0 ? errno : EIO;
+        break;
+      }
     }
-    size += got;
-    size_t keep = size;
-    if (got > 0) {
-      const size_t last = std::string_view(chunk_.get(), size).rfind('\n');
-      if (last != std::string_view::npos) keep = last + 1;
-    }
-    chunk_start_ = keep;
-    chunk_end_ = size;
-    chunk = std::string_view(chunk_.get(), keep);
-    return keep > 0;
+    return got;
   }
 
  private:
@@ -271,12 +309,18 @@ class LineSource {
   // Reads the next block; false at the end of the file or on an error (then
   // read_error_ is set).
   bool fill_block() {
-    if (!block_) block_.reset(new char[kIoBlockBytes]);  // not zeroed: fread fills it
+    if (!block_) {
+      // No larger than a regular file needs (a small file costs no large
+      // allocation); not zeroed: fread fills it.
+      const uint64_t left = bytes_left_hint();
+      block_capacity_ = left >= kIoBlockBytes ? kIoBlockBytes : size_t(std::max<uint64_t>(left, 4096)) + 2;
+      block_.reset(new char[block_capacity_]);
+    }
     errno = 0;
     block_pos_ = 0;
     // One byte stays free so that a line ending the file without a line
     // break is still followed by a NUL in the block.
-    block_end_ = std::fread(block_.get(), 1, kIoBlockBytes - 1, file_);
+    block_end_ = std::fread(block_.get(), 1, block_capacity_ - 1, file_);
     block_[block_end_] = '\0';
     if (block_end_ == 0 && std::ferror(file_)) read_error_ = errno != 0 ? errno : EIO;
     return block_end_ > 0;
@@ -286,16 +330,11 @@ class LineSource {
   size_t pos_ = 0;
   std::FILE* file_ = nullptr;
   std::unique_ptr<char[]> block_;  // the file's bytes [block_pos_, block_end_) not yet returned
+  size_t block_capacity_ = 0;
   size_t block_pos_ = 0;
   size_t block_end_ = 0;
   std::string line_;
   int64_t line_number_ = 0;
-  // next_chunk's buffer; [chunk_start_, chunk_end_) is the part line after
-  // the last chunk returned.
-  std::unique_ptr<char[]> chunk_;
-  size_t chunk_capacity_ = 0;
-  size_t chunk_start_ = 0;
-  size_t chunk_end_ = 0;
   int read_error_ = 0;
   bool too_long_ = false;
 };
@@ -352,7 +391,9 @@ class Parser {
       a.rows = rows_;
       a.cols = cols_;
       a.data.reserve(static_cast<size_t>(rows_ * cols_));
-      if (in_.from_file() && parallel_ && field_ == Field::real) read_general_array_in_parallel(a);
+      // Only a regular file can be read again when the parallel path gives up.
+      if (in_.from_file() && in_.bytes_left_hint() != kUnknownSize && parallel_ && field_ == Field::real)
+        read_general_array_in_parallel(a);
       else read_array(a);
     } else if (format_ == Format::array) {
       a = DenseMatrix<double>(rows_, cols_);
@@ -613,38 +654,96 @@ class Parser {
     check_all_entries_found(declared_entries_, found);
   }
 
-  // read_array for a general real array file, its text parsed by several threads
-  // a chunk at a time. Throws NotPlainArray where read_array would fail or
-  // name a line (too many or too few values included).
+  // read_array for a general real array file, its text parsed by several
+  // threads. Throws NotPlainArray where read_array would fail or name a line
+  // (too many or too few values included).
+  //
+  // The file goes through two buffers of a block each (kParseBytesPerThread
+  // per thread) and a part line: while the threads parse one, cut into equal
+  // pieces at line breaks, this thread reads the next block into the other,
+  // after the part line that the first ended with. Each piece's values go to
+  // a vector of its own, kept from block to block, and are appended to the
+  // matrix in file order.
   void read_general_array_in_parallel(DenseMatrix<double>& a) {
     const size_t expected = static_cast<size_t>(rows_ * cols_);
+    advise_huge_pages(a.data.data(), a.data.capacity() * sizeof(double));
     const size_t threads = size_t(std::max(1, std::min(available_cpus(), 16)));
-    std::string_view chunk;
+    // At least kIoBlockBytes, so the bytes read with the header fit in it.
+    const size_t block = std::max(kIoBlockBytes, kParseBytesPerThread * threads);
+    // A block is read after at most a part line of kMaxLineBytes. The
+    // buffers are made when first needed and no larger than the rest of a
+    // regular file (with a byte to spare, to see its end): a small file
+    // costs no large allocation.
+    const uint64_t rest_of_file = in_.bytes_left_hint();
+    std::unique_ptr<char[]> buffers[2];
+    size_t capacities[2] = {0, 0};
+    auto make_room = [&](int b, size_t bytes) {
+      if (capacities[b] >= bytes) return;
+      buffers[b].reset(new char[bytes]);
+      capacities[b] = bytes;
+      advise_huge_pages(buffers[b].get(), bytes);
+    };
     std::vector<std::vector<double>> parts(threads);
     std::vector<char> ok(threads);
-    while (in_.next_chunk(chunk)) {
-      // Pieces of about equal size that end at line breaks.
+
+    // Fills buffers[b] with `carry` and then up to `block` more bytes of the
+    // file; returns the size and sets `last` when the file has no more.
+    bool last = false;
+    auto fill = [&](int b, std::string_view carry) {
+      if (carry.size() > kMaxLineBytes) throw NotPlainArray{};  // a line too long
+      make_room(b, carry.size() + block);
+      if (!carry.empty()) std::memmove(buffers[b].get(), carry.data(), carry.size());
+      const size_t got = in_.read_raw(buffers[b].get() + carry.size(), block);
+      last = got < block;
+      return carry.size() + got;
+    };
+    // First the bytes that reading the header brought in (less than
+    // kIoBlockBytes, so within one block), then the rest of the block.
+    const std::string_view buffered = in_.take_buffered();
+    size_t first = block - buffered.size();
+    if (rest_of_file < first) first = size_t(rest_of_file) + 1;
+    make_room(0, buffered.size() + first);
+    if (!buffered.empty()) std::memcpy(buffers[0].get(), buffered.data(), buffered.size());
+    const size_t got = in_.read_raw(buffers[0].get() + buffered.size(), first);
+    last = got < first;
+    int current = 0;
+    size_t size = buffered.size() + got;
+    for (;;) {
+      const std::string_view text(buffers[current].get(), size);
+      // Whole lines now; the part line after the last line break waits for
+      // the next block unless the file has ended.
+      size_t whole = size;
+      if (!last) {
+        const size_t eol = text.rfind('\n');
+        whole = eol == std::string_view::npos ? 0 : eol + 1;
+      }
       std::vector<std::string_view> pieces;
-      std::string_view rest = chunk;
+      std::string_view rest = text.substr(0, whole);
       for (size_t t = threads; t > 0 && !rest.empty(); --t) {
-        size_t cut = t == 1 ? rest.size() : std::min(rest.size(), rest.size() / t);
+        size_t cut = t == 1 ? rest.size() : rest.size() / t;
         const size_t eol = rest.find('\n', cut);
         cut = eol == std::string_view::npos ? rest.size() : eol + 1;
         pieces.push_back(rest.substr(0, cut));
         rest.remove_prefix(cut);
       }
-      auto work = [&](size_t t) {
-        parts[t].clear();
-        ok[t] = parse_plain_values(pieces[t], parts[t]);
-      };
-      std::vector<std::thread> helpers;
-      for (size_t t = 1; t < pieces.size(); ++t) helpers.emplace_back(work, t);
-      work(0);
-      for (std::thread& h : helpers) h.join();
+      const bool more = !last;
+      size_t next_size = 0;
+      {
+        JoinedThreads workers;
+        for (size_t t = 0; t < pieces.size(); ++t)
+          workers.threads.emplace_back([&, t] {
+            parts[t].clear();
+            ok[t] = parse_plain_values(pieces[t], parts[t]);
+          });
+        if (more) next_size = fill(1 - current, text.substr(whole));
+      }
       for (size_t t = 0; t < pieces.size(); ++t) {
         if (!ok[t] || a.data.size() + parts[t].size() > expected) throw NotPlainArray{};
         a.data.insert(a.data.end(), parts[t].begin(), parts[t].end());
       }
+      if (!more) break;
+      current = 1 - current;
+      size = next_size;
     }
     if (in_.read_error() != 0 || a.data.size() != expected) throw NotPlainArray{};
   }
@@ -670,6 +769,8 @@ struct FileCloser {
 
 // Longest text format_value writes: 17 digits, sign, point, "e-308", newline.
 constexpr size_t kMaxValueChars = 32;
+// The writer's text buffer per thread, two of them: 65,536 values each.
+constexpr size_t kFormatBytesPerThread = size_t(2) << 20;
 
 // Writes `v` and a newline at `out` (room for kMaxValueChars) and returns the
 // end. std::to_chars gives the shortest text that reads back to the same
@@ -722,30 +823,47 @@ void write_matrix_market(OutputFile& out, const T* a, int64_t rows, int64_t cols
   check_shape(out.name(), a, rows, cols, lda);
   out.write("%%MatrixMarket matrix array real general\n" + std::to_string(rows) + " " + std::to_string(cols) + "\n");
   // The values in storage order, a batch at a time: each thread formats a
-  // slice of the batch into its own buffer, then the buffers go out in order.
+  // slice of the batch into a buffer of its own while this thread writes the
+  // previous batch's buffers out, in order (two sets of buffers in turn).
   const size_t total = size_t(rows) * size_t(cols);
   const size_t threads = size_t(std::max(1, std::min(available_cpus(), 16)));
-  const size_t batch = kIoBlockBytes / kMaxValueChars * threads;
-  std::vector<std::unique_ptr<char[]>> buffers(threads);
-  std::vector<size_t> used(threads);
-  auto format_slice = [&](size_t t, size_t first, size_t last) {
-    if (!buffers[t]) buffers[t].reset(new char[(last - first) * kMaxValueChars]);
-    char* end = buffers[t].get();
-    for (size_t k = first; k < last; ++k) {
-      const size_t i = rows > 0 ? k % size_t(rows) : 0, j = rows > 0 ? k / size_t(rows) : 0;
-      end = format_value(end, a[i + j * size_t(lda)]);
+  const size_t slice = kFormatBytesPerThread / kMaxValueChars;  // values per thread and batch
+  const size_t batch = slice * threads;
+  std::unique_ptr<char[]> buffers[2][16];
+  size_t used[2][16] = {};
+  auto format_slice = [&](int set, size_t t, size_t first, size_t last) {
+    if (!buffers[set][t]) {
+      buffers[set][t].reset(new char[kFormatBytesPerThread]);
+      advise_huge_pages(buffers[set][t].get(), kFormatBytesPerThread);
     }
-    used[t] = size_t(end - buffers[t].get());
+    char* end = buffers[set][t].get();
+    // Element `first` is (i, j) of the column-major storage.
+    size_t i = size_t(first % size_t(rows)), j = size_t(first / size_t(rows));
+    const T* column = a + j * size_t(lda);
+    for (size_t k = first; k < last; ++k) {
+      end = format_value(end, column[i]);
+      if (++i == size_t(rows)) {
+        i = 0;
+        column += lda;
+      }
+    }
+    used[set][t] = size_t(end - buffers[set][t].get());
   };
-  for (size_t start = 0; start < total; start += batch) {
-    const size_t count = std::min(batch, total - start), slice = (count + threads - 1) / threads;
-    std::vector<std::thread> helpers;
-    for (size_t t = 1; t < threads && t * slice < count; ++t)
-      helpers.emplace_back(format_slice, t, start + t * slice, start + std::min(count, (t + 1) * slice));
-    format_slice(0, start, start + std::min(count, slice));
-    for (std::thread& h : helpers) h.join();
-    for (size_t t = 0; t < threads && t * slice < count; ++t) out.write(std::string_view(buffers[t].get(), used[t]));
+  auto write_set = [&](int set) {
+    for (size_t t = 0; t < threads; ++t) {
+      if (used[set][t] > 0) out.write(std::string_view(buffers[set][t].get(), used[set][t]));
+      used[set][t] = 0;
+    }
+  };
+  int set = 0;
+  for (size_t start = 0; start < total; start += batch, set = 1 - set) {
+    const size_t count = std::min(batch, total - start);
+    JoinedThreads workers;
+    for (size_t t = 0; t * slice < count; ++t)
+      workers.threads.emplace_back(format_slice, set, t, start + t * slice, start + std::min(count, (t + 1) * slice));
+    if (start > 0) write_set(1 - set);
   }
+  write_set(1 - set);
 }
 
 template <typename T>

@@ -15,8 +15,9 @@
 // which ignore the locale; the rare forms from_chars refuses (a leading '+',
 // hexadecimal, values that underflow) go to strtod and strtoll, which assume
 // the "C" locale (the default unless a program calls setlocale). A general
-// real array file is parsed, and every file written, by as many threads as
-// the process has CPUs (available_cpus).
+// real array file (a regular file: one read from a pipe is parsed line by
+// line) is parsed, and every file written, by as many threads as the
+// process has CPUs (available_cpus).
 #pragma once
 
 #include <cstdint>

@@ -182,8 +182,7 @@ void OutputFile::write(std::string_view text) {
   if (fd_ < 0) fail("write after close", EBADF);
   if (buffer_.size() + text.size() > buffer_bytes) flush();
   if (text.size() > buffer_bytes) {
-    buffer_.assign(text);
-    flush();
+    write_all(text);  // a large piece goes out as it is, not through the buffer
   } else {
     buffer_.append(text);
   }
@@ -191,14 +190,18 @@ void OutputFile::write(std::string_view text) {
 
 void OutputFile::flush() {
   if (fd_ < 0) fail("write after close", EBADF);
+  write_all(buffer_);
+  buffer_.clear();
+}
+
+void OutputFile::write_all(std::string_view text) {
   size_t done = 0;
-  while (done < buffer_.size()) {
-    const ssize_t n = ::write(fd_, buffer_.data() + done, buffer_.size() - done);
+  while (done < text.size()) {
+    const ssize_t n = ::write(fd_, text.data() + done, text.size() - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) fail("write", n < 0 ? errno : EIO);
     done += size_t(n);
   }
-  buffer_.clear();
 }
 
 void OutputFile::finish() {

@@ -83,6 +83,8 @@ class OutputFile {
 
  private:
   [[noreturn]] void fail(const char* doing, int error);
+  // Writes all of `text` to fd_ with checked write(2) calls.
+  void write_all(std::string_view text);
 
   OutputTarget target_;
   std::string temporary_;  // empty when written in place or appended to

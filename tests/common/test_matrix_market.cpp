@@ -5,6 +5,7 @@
 #include "matrix_market.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +18,7 @@
 #include <limits>
 #include <random>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -295,8 +297,9 @@ TEST(MatrixMarketRoundTrip, LargeFilesAcrossReadBlocks) {
 // Pass: a large file (several read blocks, so read by several threads)
 // gives what the line-by-line text parser gives: the same values where it
 // holds comments, blank lines, CRLF and '+' signs among the values, and the
-// same message, line number included, where one value deep inside is bad
-// or the count is wrong.
+// same message, line number included, where one value deep inside is bad,
+// a line is over the length cap or the count is wrong; a last line without
+// its line break is read too.
 TEST(MatrixMarketReader, LargeFileReadAsTheTextParserReadsIt) {
   const uint64_t seed = test_seed() + 6;
   SCOPED_TRACE("seed " + std::to_string(seed));
@@ -323,12 +326,18 @@ TEST(MatrixMarketReader, LargeFileReadAsTheTextParserReadsIt) {
   const DenseMatrix<double> from_text = parse_matrix_market(good, dir.file("t.mtx"));
   ASSERT_EQ(from_file.data.size(), from_text.data.size());
   EXPECT_EQ(std::memcmp(from_file.data.data(), from_text.data.data(), from_text.data.size() * sizeof(double)), 0);
+  // Without the last line break: the last value is still read.
+  write_text(dir.file("t.mtx"), good.substr(0, good.size() - 1));
+  const DenseMatrix<double> unterminated = read_matrix_market(dir.file("t.mtx"));
+  ASSERT_EQ(unterminated.data.size(), from_text.data.size());
+  EXPECT_EQ(bits_of(unterminated.data.back()), bits_of(from_text.data.back()));
 
-  std::vector<std::string> bad = lines;
+  std::vector<std::string> bad = lines, long_line = lines;
   bad[250000] = "1.5x";
+  long_line[200000] = std::string(size_t(1) << 20, ' ') + long_line[200000];  // over the 1 MiB cap
   const std::vector<std::pair<std::string, std::string>> cases = {
       {file_text(bad, rows), "bad value deep inside"}, {file_text(lines, rows + 1), "too few"},
-      {file_text(lines, rows - 1), "too many"}};
+      {file_text(lines, rows - 1), "too many"}, {file_text(long_line, rows), "line too long"}};
   for (const auto& [text, what] : cases) {
     SCOPED_TRACE(what);
     write_text(dir.file("t.mtx"), text);
@@ -345,6 +354,44 @@ TEST(MatrixMarketReader, LargeFileReadAsTheTextParserReadsIt) {
     }
     EXPECT_FALSE(text_message.empty());
     EXPECT_EQ(file_message, text_message);
+  }
+}
+
+// Pass: a large array file read from a FIFO (which cannot be read twice)
+// with a bad value deep inside is refused with the same message, line
+// number included, as the text parser gives, and a good one is read whole.
+TEST(MatrixMarketReader, LargeFifoReadAsTheTextParserReadsIt) {
+  const int64_t rows = 1000, cols = 700;  // about 5 MB of text: more than one read block
+  std::string good = kArrayReal + std::to_string(rows) + " " + std::to_string(cols) + "\n";
+  for (int64_t k = 0; k < rows * cols; ++k) good += std::to_string(k % 9973) + ".25\n";
+  const std::string bad_value = "\n1.5x\n";
+  std::string bad = good;
+  bad.replace(bad.find('\n', bad.size() - 1000), bad_value.size(), bad_value);
+  TempDir dir;
+  const std::string fifo = dir.file("in.mtx");
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  for (const std::string* text : {&good, &bad}) {
+    std::thread writer([&] {
+      std::FILE* f = std::fopen(fifo.c_str(), "w");
+      if (f == nullptr) return;
+      std::fwrite(text->data(), 1, text->size(), f);
+      std::fclose(f);
+    });
+    std::string file_message, text_message;
+    DenseMatrix<double> from_file, from_text;
+    try {
+      from_file = read_matrix_market(fifo);
+    } catch (const InputError& e) {
+      file_message = e.what();
+    }
+    writer.join();
+    try {
+      from_text = parse_matrix_market(*text, fifo);
+    } catch (const InputError& e) {
+      text_message = e.what();
+    }
+    EXPECT_EQ(file_message, text_message);
+    EXPECT_EQ(from_file.data, from_text.data);
   }
 }
 

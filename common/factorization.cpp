@@ -7,6 +7,7 @@
 
 #include "elimination_tree.hpp"
 #include "errors.hpp"
+#include "huge_pages.hpp"
 #include "kernels/host_binding.hpp"
 
 namespace tiledqr {
@@ -46,8 +47,12 @@ Factorization<T>::Factorization(const T* a, int64_t m, int64_t n, int64_t lda, c
                      " elements exceed the kernels' 32-bit indices (at most 46340)");
   tiles = TileMatrix<T>::from_colmajor(a, m, n, lda, opts.tile);
   scale_exponent = scale_below_overflow(tiles);
-  t_local.assign(checked_elements({local_block_count(), ib(), tiles.b}, sizeof(T), "T factors"), T(0));
-  t_merge.assign(checked_elements({merge_block_count(), ib(), tiles.b}, sizeof(T), "T factors"), T(0));
+  const size_t local_elements = checked_elements({local_block_count(), ib(), tiles.b}, sizeof(T), "T factors");
+  const size_t merge_elements = checked_elements({merge_block_count(), ib(), tiles.b}, sizeof(T), "T factors");
+  reserve_with_huge_pages(t_local, local_elements);
+  reserve_with_huge_pages(t_merge, merge_elements);
+  t_local.assign(local_elements, T(0));
+  t_merge.assign(merge_elements, T(0));
 }
 
 namespace {

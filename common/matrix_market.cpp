@@ -38,6 +38,7 @@
 
 #include "cpu_threads.hpp"
 #include "errors.hpp"
+#include "huge_pages.hpp"
 
 namespace tiledqr {
 namespace {
@@ -182,23 +183,6 @@ struct JoinedThreads {
       if (t.joinable()) t.join();
   }
 };
-
-// Asks for transparent huge pages behind the whole 2 MiB pages inside
-// [p, p + bytes) before they are first touched: one page fault per 2 MiB
-// instead of one per 4 KiB, which matters where faults are expensive (in
-// some virtual machines a 4 KiB fault costs tens of microseconds, more than
-// parsing the values on the page). Only advice: ignored where unsupported.
-void advise_huge_pages(void* p, size_t bytes) {
-#ifdef MADV_HUGEPAGE
-  constexpr uintptr_t huge = uintptr_t(2) << 20;
-  const uintptr_t begin = (reinterpret_cast<uintptr_t>(p) + huge - 1) & ~(huge - 1);
-  const uintptr_t end = (reinterpret_cast<uintptr_t>(p) + bytes) & ~(huge - 1);
-  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
-#else
-  (void)p;
-  (void)bytes;
-#endif
-}
 
 constexpr uint64_t kUnknownSize = std::numeric_limits<uint64_t>::max();
 

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "huge_pages.hpp"
 #include "size_check.hpp"
 
 namespace tiledqr {
@@ -40,7 +41,7 @@ struct TileMatrix {
     t.b = tile;
     t.p = tile_count(rows, tile);
     t.q = tile_count(cols, tile);
-    t.data.reserve(checked_elements({t.p, t.q, tile, tile}, sizeof(T), "tile matrix"));
+    reserve_with_huge_pages(t.data, checked_elements({t.p, t.q, tile, tile}, sizeof(T), "tile matrix"));
     for (int64_t tj = 0; tj < t.q; ++tj)
       for (int64_t ti = 0; ti < t.p; ++ti) {
         const int64_t row0 = ti * tile;

@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "dag.hpp"
+#include "huge_pages.hpp"
 #include "kernels/lapack/lapack_kernels.hpp"
 
 namespace tiledqr::distributed {
@@ -177,7 +178,9 @@ class WorkTiles {
     int64_t owned = 0;
     for (int32_t j = 0; j < cols; ++j)
       for (int32_t i = 0; i < rows; ++i) owned += grid.owner(i, j) == rank ? 1 : 0;
-    data_.assign(checked_elements({owned, b, b}, sizeof(T), "check tiles"), T(0));
+    const size_t elements = checked_elements({owned, b, b}, sizeof(T), "check tiles");
+    reserve_with_huge_pages(data_, elements);
+    data_.assign(elements, T(0));
     T* next = data_.data();
     for (int32_t j = 0; j < cols; ++j)
       for (int32_t i = 0; i < rows; ++i) {
@@ -247,7 +250,9 @@ DistributedQr<T>::DistributedQr(int64_t m, int64_t n, const Options& options, co
   for (int32_t j = 0; j < q_; ++j)
     for (int32_t i = 0; i < p_; ++i)
       if (owns(i, j)) local_index_[size_t(i) + size_t(j) * p_] = owned++;
-  local_.assign(checked_elements({owned, options.tile, options.tile}, sizeof(T), "local tiles"), T(0));
+  const size_t local_elements = checked_elements({owned, options.tile, options.tile}, sizeof(T), "local tiles");
+  reserve_with_huge_pages(local_, local_elements);
+  local_.assign(local_elements, T(0));
   const Dag dag = build_qr_dag(p_, q_, options.tree, options.tree_domains, options.inner_tree);
   priority_ = dag.priority;
   plan_ = plan_tasks(dag, q_, grid_);

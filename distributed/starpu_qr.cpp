@@ -174,7 +174,7 @@ class WorkTiles {
  public:
   WorkTiles(int32_t rows, int32_t cols, int b, const ProcessGrid& grid, int rank, int64_t first_tag,
             const std::function<void(int32_t, int32_t, T*)>& fill)
-      : rows_(rows), b_(b), grid_(grid), rank_(rank), handles_(size_t(rows) * size_t(cols), nullptr) {
+      : rows_(rows), grid_(grid), rank_(rank), handles_(size_t(rows) * size_t(cols), nullptr) {
     int64_t owned = 0;
     for (int32_t j = 0; j < cols; ++j)
       for (int32_t i = 0; i < rows; ++i) owned += grid.owner(i, j) == rank ? 1 : 0;
@@ -219,7 +219,6 @@ class WorkTiles {
 
  private:
   int32_t rows_;
-  int b_;
   ProcessGrid grid_;
   int rank_;
   std::vector<starpu_data_handle_t> handles_;

@@ -27,16 +27,26 @@ using testing::make_engine;
 // Ragged for tile 32: 70 = 2·32 + 6 rows, 45 = 32 + 13 columns.
 constexpr int64_t kRows = 70, kCols = 45;
 
+// A on the device with leading dimension lda ≥ rows; the rows between
+// (rows and lda) hold `gap`.
 template <typename T>
-Factorization<T> factor_on(const std::string& stage, const DenseMatrix<T>& a) {
-  gpu::DeviceBuffer<T> d_a(a.data.size(), "A");
-  gpu::check(cudaMemcpy(d_a.get(), a.data.data(), a.data.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
-  if (stage == "FR3") return gpu::factor(d_a.get(), a.rows, a.cols, a.ld(), gpu::GpuOptions{}).download();
+Factorization<T> factor_strided(const std::string& stage, const DenseMatrix<T>& a, int64_t lda, T gap) {
+  std::vector<T> strided(size_t(lda) * size_t(a.cols), gap);
+  for (int64_t j = 0; j < a.cols; ++j)
+    for (int64_t i = 0; i < a.rows; ++i) strided[size_t(i + j * lda)] = a(i, j);
+  gpu::DeviceBuffer<T> d_a(strided.size(), "A");
+  gpu::check(cudaMemcpy(d_a.get(), strided.data(), strided.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
+  if (stage == "FR3") return gpu::factor(d_a.get(), a.rows, a.cols, lda, gpu::GpuOptions{}).download();
   gpu::QrOptions options;
   options.tree = stage == "FR4 flat" ? Tree::flat : Tree::binary;
   gpu::DeviceQr<T> qr(a.rows, a.cols, options);
-  qr.factor(d_a.get(), a.ld());
+  qr.factor(d_a.get(), lda);
   return qr.download();
+}
+
+template <typename T>
+Factorization<T> factor_on(const std::string& stage, const DenseMatrix<T>& a) {
+  return factor_strided(stage, a, a.rows, T(0));
 }
 
 // Pass rule, for FR3, FR4 flat and FR4 binary: expect_stable_factorization
@@ -65,23 +75,6 @@ TEST(RobustNumericsGpu, ExtremeScalingFloat) {
   expect_backward_stable(testing::scaled(a, 1e+35), "float A * 1e+35");
   expect_backward_stable(testing::scaled(a, 1e-35), "float A * 1e-35");
   expect_backward_stable(testing::graded(a, -35, 35, false), "float columns 1e-35 .. 1e+35");
-}
-
-// A on the device with leading dimension lda ≥ rows; the rows between
-// (rows and lda) hold `gap`.
-template <typename T>
-Factorization<T> factor_strided(const std::string& stage, const DenseMatrix<T>& a, int64_t lda, T gap) {
-  std::vector<T> strided(size_t(lda) * size_t(a.cols), gap);
-  for (int64_t j = 0; j < a.cols; ++j)
-    for (int64_t i = 0; i < a.rows; ++i) strided[size_t(i + j * lda)] = a(i, j);
-  gpu::DeviceBuffer<T> d_a(strided.size(), "A");
-  gpu::check(cudaMemcpy(d_a.get(), strided.data(), strided.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
-  if (stage == "FR3") return gpu::factor(d_a.get(), a.rows, a.cols, lda, gpu::GpuOptions{}).download();
-  gpu::QrOptions options;
-  options.tree = stage == "FR4 flat" ? Tree::flat : Tree::binary;
-  gpu::DeviceQr<T> qr(a.rows, a.cols, options);
-  qr.factor(d_a.get(), lda);
-  return qr.download();
 }
 
 // Issue 14 item 16: 0 × NaN must not leak. The entries outside A (the

@@ -1,6 +1,9 @@
+// FR1's executor: one thread runs the ready tasks of the task grid (flat tree) or of the DAG.
 #include "serial_executor.hpp"
 
 #include <algorithm>
+#include <cstddef>
+#include <deque>
 #include <vector>
 
 #include "cpu_threads.hpp"
@@ -13,48 +16,47 @@
 namespace tiledqr {
 namespace {
 
-// The ready tasks, and the one to run next: the highest priority one
-// (`before(a, b)`: a runs before b, a strict total order), or the one
-// `pick` chooses. Priority order keeps a binary heap, so taking and adding
-// a task cost O(log r) for r ready tasks; a linear scan of the ready set
-// made a wide matrix quadratic (geqrt(0, 0) alone makes q ormqr ready).
-// With `pick` (schedule tests only) the set is sorted at every take.
+// The ready tasks, and the one to run next. Factorisations run before
+// updates (seed 000 §II.C: they unlock whole rows of updates), and each of
+// the two in the order it became ready: two FIFO queues, so adding and
+// taking a task cost O(1) whatever the number r of ready tasks (a scan of
+// the ready set made a wide matrix quadratic, geqrt(0, 0) alone makes q
+// ormqr ready; a heap cost O(log r)). One worker's total time does not
+// depend on the order, only the caches do, and the results never do: the
+// dependencies fix every tile's history. With `pick` (schedule tests only)
+// the ready tasks are sorted by `before` at every take and `pick` chooses.
 template <typename Item, typename Before>
-class ReadySet {
+class ReadyQueue {
  public:
-  ReadySet(const ReadyPicker& pick, Before before) : pick_(pick), before_(before) {}
+  ReadyQueue(const ReadyPicker& pick, Before before) : pick_(pick), before_(before) {}
 
-  bool empty() const { return items_.empty(); }
+  bool empty() const { return factorizations_.empty() && updates_.empty(); }
 
-  void push(const Item& item) {
-    items_.push_back(item);
-    if (!pick_) std::push_heap(items_.begin(), items_.end(), after());
+  void push(const Item& item, bool factorization) {
+    (factorization ? factorizations_ : updates_).push_back(item);
   }
 
   Item take() {
     if (!pick_) {
-      std::pop_heap(items_.begin(), items_.end(), after());
-      const Item item = items_.back();
-      items_.pop_back();
+      std::deque<Item>& from = factorizations_.empty() ? updates_ : factorizations_;
+      const Item item = from.front();
+      from.pop_front();
       return item;
     }
-    std::sort(items_.begin(), items_.end(), before_);
-    const size_t chosen = pick_(items_.size());
-    const Item item = items_[chosen];
-    items_[chosen] = items_.back();
-    items_.pop_back();
+    std::deque<Item>& all = updates_;
+    all.insert(all.end(), factorizations_.begin(), factorizations_.end());
+    factorizations_.clear();
+    std::sort(all.begin(), all.end(), before_);
+    const size_t chosen = pick_(all.size());
+    const Item item = all[chosen];
+    all.erase(all.begin() + std::ptrdiff_t(chosen));
     return item;
   }
 
  private:
-  // The heap's "less": the task that runs later is the smaller one.
-  auto after() const {
-    return [this](const Item& a, const Item& b) { return before_(b, a); };
-  }
-
   const ReadyPicker& pick_;
   Before before_;
-  std::vector<Item> items_;
+  std::deque<Item> factorizations_, updates_;
 };
 
 template <typename T>
@@ -76,8 +78,8 @@ void run_grid(Factorization<T>& f, const ReadyPicker& pick, const TraceClock& cl
   HostTaskGrid owner(f.tiles.p, f.tiles.q);
   TaskGrid& grid = owner.grid();
   auto before = [](const Task& a, const Task& b) { return runs_after(b, a); };
-  ReadySet<Task, decltype(before)> ready(pick, before);
-  auto emit = [&ready](const Task& t) { ready.push(t); };
+  ReadyQueue<Task, decltype(before)> ready(pick, before);
+  auto emit = [&ready](const Task& t) { ready.push(t, is_factorization(t.kind)); };
   grid.start(emit);
   while (!ready.empty()) {
     const Task task = ready.take();
@@ -95,16 +97,17 @@ void run_dag(Factorization<T>& f, const ReadyPicker& pick, const TraceClock& clo
     if (dag.priority[a] != dag.priority[b]) return dag.priority[a] > dag.priority[b];
     return a < b;
   };
-  ReadySet<int32_t, decltype(before)> ready(pick, before);
+  ReadyQueue<int32_t, decltype(before)> ready(pick, before);
+  auto emit = [&](int32_t t) { ready.push(t, is_factorization(dag.tasks[t].kind)); };
   for (int32_t t = 0; t < dag.num_tasks(); ++t) {
     remaining[t] = dag.pred_offsets[t + 1] - dag.pred_offsets[t];
-    if (remaining[t] == 0) ready.push(t);
+    if (remaining[t] == 0) emit(t);
   }
   while (!ready.empty()) {
     const int32_t t = ready.take();
     run_task_traced(f, dag.tasks[t], clock);
     for (int64_t e = dag.succ_offsets[t]; e < dag.succ_offsets[t + 1]; ++e)
-      if (--remaining[dag.succs[e]] == 0) ready.push(dag.succs[e]);
+      if (--remaining[dag.succs[e]] == 0) emit(dag.succs[e]);
   }
 }
 

@@ -8,9 +8,10 @@
 
 namespace tiledqr {
 
-// How FR1 picks the next ready task: by priority (seed 000 §II.C), or, for
-// schedule tests, through `pick(count)` returning an index in [0, count)
-// into the ready tasks sorted by priority.
+// How FR1 picks the next ready task: factorisations first, each class in
+// the order it became ready (seed 000 §II.C), or, for schedule tests,
+// through `pick(count)` returning an index in [0, count) into the ready
+// tasks sorted by priority.
 using ReadyPicker = std::function<size_t(size_t count)>;
 
 // Factors A (m, n), col-major, lda ≥ m. The flat tree runs seed 000's task
@@ -18,7 +19,7 @@ using ReadyPicker = std::function<size_t(size_t count)>;
 template <typename T>
 Factorization<T> factor(const T* a, int64_t m, int64_t n, int64_t lda, const Options& options);
 
-// Runs the tasks of `f` serially; `pick` may be empty (priority order).
+// Runs the tasks of `f` serially; `pick` may be empty (the order above).
 template <typename T>
 void run_serial(Factorization<T>& f, const ReadyPicker& pick);
 

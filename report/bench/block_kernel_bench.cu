@@ -13,7 +13,8 @@
 // warm-ups. The register-resident warp tsmqr (32 × 32 tiles) runs beside
 // FR3's warp tsmqr in the same way.
 //   tiledqr_block_kernel_bench [--out FILE] [--commit HASH] [--waves W] [--panels P]
-//                              [--repeats R] [--batch B]
+//                              [--repeats R] [--batch B] [--only 'KERNEL PRECISION NB IB']
+// --only runs one case (e.g. 'tsmqr double 128 32'), for a profiler.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <lapacke.h>
@@ -354,7 +355,7 @@ double cublas_square_tflops(const Settings& s, cublasHandle_t handle, int n) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string out_path = "block_kernels.csv", commit = "unknown";
+  std::string out_path = "block_kernels.csv", commit = "unknown", only;
   Settings s;
   for (int a = 1; a < argc; ++a) {
     const std::string arg = argv[a];
@@ -365,9 +366,10 @@ int main(int argc, char** argv) {
     else if (arg == "--panels" && has_value) s.panels = std::atoi(argv[++a]);
     else if (arg == "--repeats" && has_value) s.repeats = std::atoi(argv[++a]);
     else if (arg == "--batch" && has_value) s.batch = std::atoi(argv[++a]);
+    else if (arg == "--only" && has_value) only = argv[++a];
     else {
       std::fprintf(stderr, "usage: tiledqr_block_kernel_bench [--out FILE] [--commit HASH] [--waves W] "
-                           "[--panels P] [--repeats R] [--batch B]\n");
+                           "[--panels P] [--repeats R] [--batch B] [--only 'KERNEL PRECISION NB IB']\n");
       return 2;
     }
   }
@@ -404,28 +406,29 @@ int main(int argc, char** argv) {
     const double batched_d256 = cublas_batched_tflops<double>(s, prop, handle, 256);
     const double batched_s256 = cublas_batched_tflops<float>(s, prop, handle, 256);
 
-    std::vector<std::function<Row()>> cases = {
-        [&] { return measure_update<double, 128, 32>(s, prop, true); },
-        [&] { return measure_update<double, 128, 16>(s, prop, true); },
-        [&] { return measure_update<double, 128, 64>(s, prop, true); },
-        [&] { return measure_update<double, 64, 16>(s, prop, true); },
-        [&] { return measure_update<double, 64, 32>(s, prop, true); },
-        [&] { return measure_update<double, 128, 32>(s, prop, false); },
-        [&] { return measure_update<double, 64, 32>(s, prop, false); },
-        [&] { return measure_update<double, 256, 32>(s, prop, true); },
-        [&] { return measure_update<double, 128, 32>(s, prop, true, true); },
-        [&] { return measure_factor<double, 128, 32>(s, prop, block::PanelKind::geqrt); },
-        [&] { return measure_factor<double, 128, 32>(s, prop, block::PanelKind::tsqrt); },
-        [&] { return measure_factor<double, 64, 32>(s, prop, block::PanelKind::tsqrt); },
-        [&] { return measure_factor<double, 256, 32>(s, prop, block::PanelKind::tsqrt); },
-        [&] { return measure_update<float, 128, 32>(s, prop, true); },
-        [&] { return measure_update<float, 64, 32>(s, prop, true); },
-        [&] { return measure_update<float, 256, 32>(s, prop, true); },
-        [&] { return measure_factor<float, 128, 32>(s, prop, block::PanelKind::tsqrt); },
-        [&] { return measure_warp_tsmqr<double, true>(s, prop); },
-        [&] { return measure_warp_tsmqr<double, false>(s, prop); },
-        [&] { return measure_warp_tsmqr<float, true>(s, prop); },
-        [&] { return measure_warp_tsmqr<float, false>(s, prop); },
+    // Each case: its label (kernel precision nb ib, for --only) and its measurement.
+    const std::vector<std::pair<std::string, std::function<Row()>>> cases = {
+        {"tsmqr double 128 32", [&] { return measure_update<double, 128, 32>(s, prop, true); }},
+        {"tsmqr double 128 16", [&] { return measure_update<double, 128, 16>(s, prop, true); }},
+        {"tsmqr double 128 64", [&] { return measure_update<double, 128, 64>(s, prop, true); }},
+        {"tsmqr double 64 16", [&] { return measure_update<double, 64, 16>(s, prop, true); }},
+        {"tsmqr double 64 32", [&] { return measure_update<double, 64, 32>(s, prop, true); }},
+        {"ormqr double 128 32", [&] { return measure_update<double, 128, 32>(s, prop, false); }},
+        {"ormqr double 64 32", [&] { return measure_update<double, 64, 32>(s, prop, false); }},
+        {"tsmqr double 256 32", [&] { return measure_update<double, 256, 32>(s, prop, true); }},
+        {"ttmqr double 128 32", [&] { return measure_update<double, 128, 32>(s, prop, true, true); }},
+        {"geqrt double 128 32", [&] { return measure_factor<double, 128, 32>(s, prop, block::PanelKind::geqrt); }},
+        {"tsqrt double 128 32", [&] { return measure_factor<double, 128, 32>(s, prop, block::PanelKind::tsqrt); }},
+        {"tsqrt double 64 32", [&] { return measure_factor<double, 64, 32>(s, prop, block::PanelKind::tsqrt); }},
+        {"tsqrt double 256 32", [&] { return measure_factor<double, 256, 32>(s, prop, block::PanelKind::tsqrt); }},
+        {"tsmqr float 128 32", [&] { return measure_update<float, 128, 32>(s, prop, true); }},
+        {"tsmqr float 64 32", [&] { return measure_update<float, 64, 32>(s, prop, true); }},
+        {"tsmqr float 256 32", [&] { return measure_update<float, 256, 32>(s, prop, true); }},
+        {"tsqrt float 128 32", [&] { return measure_factor<float, 128, 32>(s, prop, block::PanelKind::tsqrt); }},
+        {"warp_registers_tsmqr double 32 1", [&] { return measure_warp_tsmqr<double, true>(s, prop); }},
+        {"warp_tsmqr_fr3 double 32 1", [&] { return measure_warp_tsmqr<double, false>(s, prop); }},
+        {"warp_registers_tsmqr float 32 1", [&] { return measure_warp_tsmqr<float, true>(s, prop); }},
+        {"warp_tsmqr_fr3 float 32 1", [&] { return measure_warp_tsmqr<float, false>(s, prop); }},
     };
     std::ofstream out(out_path);
     out << "# tiledqr_block_kernel_bench: many independent block tasks (one thread block each, own A1/A2 or C; V, T "
@@ -447,7 +450,8 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "tiledqr_block_kernel_bench: cannot write %s\n", out_path.c_str());
       return 1;
     }
-    for (const auto& run_case : cases) {
+    for (const auto& [label, run_case] : cases) {
+      if (!only.empty() && label != only) continue;
       Row r = run_case();
       const bool dbl = r.precision == "double";
       r.peak_tflops = dbl ? dmma : ffma;

@@ -12,11 +12,15 @@
 // over all rows: each thread sums its rows, the warps' partial sums meet in
 // shared memory, and every thread adds them in the same order, so all get
 // the same bits (the same branches, and R is the same from run to run).
-// The same sums give, for the columns c < j already done, v_cᵀ v_j, from
-// which warp 0 forms column j of T_b (LAPACK's T(0:j, j) = −τ_j T(0:j, 0:j)
-// Vᵀ v_j). Two block barriers per column; the rare columns the direct
-// formula cannot take (tiny, huge or non-finite entries) go through the
-// reference kernels::make_reflector, as the warp kernels do.
+// One block barrier per column: the partial sums and the pivot row are
+// double-buffered, and what a column finishes in shared memory is written
+// after the next column's barrier, when nobody reads it any more. The same
+// sums give, for the columns c < j already done, v_cᵀ v_j; once the inner
+// block's columns are done, T_b comes from them row by row (a row of
+// LAPACK's T(0:j, j) = −τ_j T(0:j, 0:j) Vᵀ v_j needs only its own row).
+// Columns the direct formula cannot take (tiny, huge or non-finite entries,
+// flagged in the partial sums so that every thread decides alike) go
+// through the reference kernels::make_reflector, as the warp kernels do.
 //
 // The three kinds differ in the pivot row and in which rows of the body a
 // reflector reaches ("part"):
@@ -52,16 +56,17 @@ struct PanelLayout {
   // Shared memory, in elements of T:
   static constexpr int ld_panel = NB + 1;                  // the inner block (NB, IB), col-major
   static constexpr int panel_elements = ld_panel * IB;
-  static constexpr int ld_partial = IB + 2;                // per warp: xᵀa_c (IB), xᵀx, max|x|
-  static constexpr int partial_elements = warps * ld_partial;
+  static constexpr int ld_partial = IB + 3;                // per warp: xᵀa_c (IB), xᵀx, max|x|, a flag
+  static constexpr int partial_elements = 2 * warps * ld_partial;  // two buffers, by column parity
   static constexpr int ld_small = IB + 1;                  // (IB, IB) col-major blocks
   static constexpr int top_elements = IB * ld_small;       // R's diagonal block (tsqrt, ttqrt)
   static constexpr int t_elements = IB * ld_small;         // T_b
-  static constexpr int pivot_elements = IB;                // geqrt: the pivot row
-  static constexpr int g_elements = IB;                    // v_cᵀ v_j, c < j
+  static constexpr int g_elements = IB * ld_small;         // G(l, j) = v_lᵀ v_j, l < j
+  static constexpr int pivot_elements = 2 * IB;            // geqrt: the pivot row, two buffers
+  static constexpr int tau_elements = IB;
   static constexpr int column_elements = NB + 2;           // the careful path: x, beta, τ
-  static constexpr int elements = panel_elements + partial_elements + top_elements + t_elements +
-                                  pivot_elements + g_elements + column_elements;
+  static constexpr int elements = panel_elements + partial_elements + top_elements + t_elements + g_elements +
+                                  pivot_elements + tau_elements + column_elements;
   static constexpr std::size_t panel_bytes = std::size_t(elements) * sizeof(T);
   static constexpr std::size_t shared_bytes =
       panel_bytes > CompactWyLaunch<T, NB, IB>::shared_bytes ? panel_bytes
@@ -87,11 +92,6 @@ __device__ __forceinline__ void put(T (&a)[N], int i, T value) {
     if (s == i) a[s] = value;
 }
 
-template <typename T>
-__device__ __forceinline__ bool is_finite(T x) {
-  return x - x == T(0);  // false for ±Inf and NaN
-}
-
 }  // namespace panel_detail
 
 // Factors inner block b (columns i = b·IB … i + kb − 1) of a factor kind and
@@ -107,17 +107,23 @@ __device__ void factor_inner_block(PanelKind kind, int b, int m, int n, int k, T
                                    int ld_body, T* t, int ldt, T* shared) {
   using namespace panel_detail;
   using L = PanelLayout<T, NB, IB>;
-  constexpr int RPW = L::rows_per_warp, CPL = L::cols_per_lane;
+  constexpr int RPW = L::rows_per_warp, CPL = L::cols_per_lane, LDS = L::ld_small, LDP = L::ld_partial;
   const ReflectorShape shape = kind == PanelKind::geqrt   ? ReflectorShape::unit_lower
                                : kind == PanelKind::tsqrt ? ReflectorShape::full
                                                           : ReflectorShape::upper;
+  const bool geqrt_kind = kind == PanelKind::geqrt;
   T* panel = shared;
-  T* partial = panel + L::panel_elements;
-  T* tops = partial + L::partial_elements;   // R(i + r, i + c) at c·ld_small + r
-  T* tmat = tops + L::top_elements;          // T_b(r, c) at c·ld_small + r
-  T* pivot = tmat + L::t_elements;
-  T* gcol = pivot + L::pivot_elements;
-  T* column = gcol + L::g_elements;
+  T* partial = panel + L::panel_elements;    // [parity][warp][LDP]
+  T* tops = partial + L::partial_elements;   // R(i + r, i + c) at c·LDS + r
+  T* tmat = tops + L::top_elements;          // T_b(r, c) at c·LDS + r
+  T* gmat = tmat + L::t_elements;            // G(l, j) at j·LDS + l
+  T* pivot = gmat + L::g_elements;           // [parity][IB]
+  T* taus = pivot + L::pivot_elements;
+  T* column = taus + L::tau_elements;
+  // Partial sums beyond these could overflow when added (or in w): the
+  // column goes the careful way.
+  const T dot_limit = RealLimits<T>::huge / T(4 * L::warps);
+  const T entry_limit = RealLimits<T>::huge / T(4 * NB);
 
   const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
   const int i = b * IB;
@@ -133,10 +139,10 @@ __device__ void factor_inner_block(PanelKind kind, int b, int m, int n, int k, T
     panel[c * L::ld_panel + r] =
         r < m && c < kb && in_triangle(r, c) ? body[std::size_t(i + c) * ld_body + r] : T(0);
   }
-  if (kind != PanelKind::geqrt)
+  if (!geqrt_kind)
     for (int idx = tid; idx < IB * IB; idx += L::threads) {
       const int r = idx % IB, c = idx / IB;
-      tops[c * L::ld_small + r] = r <= c && c < kb ? top[std::size_t(i + c) * ld_top + i + r] : T(0);
+      tops[c * LDS + r] = r <= c && c < kb ? top[std::size_t(i + c) * ld_top + i + r] : T(0);
     }
   __syncthreads();
   T vals[CPL][RPW];
@@ -144,17 +150,34 @@ __device__ void factor_inner_block(PanelKind kind, int b, int m, int n, int k, T
   for (int u = 0; u < CPL; ++u)
 #pragma unroll
     for (int s = 0; s < RPW; ++s) vals[u][s] = lane + 32 * u < IB ? panel[(lane + 32 * u) * L::ld_panel + row0 + s] : T(0);
+  // tsqrt/ttqrt: warp 0's finished entries of R's row j − 1, written to
+  // `tops` once nobody reads that row (after column j's barrier).
+  T finished[CPL];
+#pragma unroll
+  for (int u = 0; u < CPL; ++u) finished[u] = T(0);
 
 #pragma unroll 1
   for (int j = 0; j < kb; ++j) {
     const int p = i + j;  // the pivot row
     const int uj = j / 32, lj = j % 32;
     const int p_warp = p / RPW, p_slot = p % RPW;
-    // (a) geqrt: the pivot row's entries, from the warp that owns row p.
-    if (kind == PanelKind::geqrt && warp == p_warp)
+    T* part_sums = partial + (j & 1) * L::warps * LDP;
+    T* pivot_row = pivot + (j & 1) * IB;
+    bool flag = false;  // a huge or non-finite value seen: the careful path
+    // (a) geqrt: the pivot row's entries, from the warp that owns row p;
+    // tsqrt/ttqrt: warp 0 checks R's row j (nobody changes it before (f)).
+    if (geqrt_kind && warp == p_warp)
 #pragma unroll
       for (int u = 0; u < CPL; ++u)
-        if (lane + 32 * u < IB) pivot[lane + 32 * u] = pick(vals[u], p_slot);
+        if (lane + 32 * u < IB) {
+          const T a = pick(vals[u], p_slot);
+          pivot_row[lane + 32 * u] = a;
+          flag |= !(magnitude(a) <= entry_limit);
+        }
+    if (!geqrt_kind && warp == 0)
+#pragma unroll
+      for (int u = 0; u < CPL; ++u)
+        if (lane + 32 * u < IB) flag |= !(magnitude(tops[(lane + 32 * u) * LDS + j]) <= entry_limit);
     // Column j's entries in this thread's rows, and which rows it reaches.
     T x[RPW];
     unsigned part = 0;
@@ -179,64 +202,63 @@ __device__ void factor_inner_block(PanelKind kind, int b, int m, int n, int k, T
       const T a = magnitude(x[s]);
       largest = a > largest ? a : largest;
 #pragma unroll
-      for (int u = 0; u < CPL; ++u) dot[u] += x[s] * vals[u][s];
+      for (int u = 0; u < CPL; ++u) {
+        dot[u] += x[s] * vals[u][s];
+        flag |= !(magnitude(vals[u][s]) <= entry_limit);
+      }
     }
 #pragma unroll
-    for (int u = 0; u < CPL; ++u)
-      if (lane + 32 * u < IB) partial[warp * L::ld_partial + lane + 32 * u] = dot[u];
+    for (int u = 0; u < CPL; ++u) {
+      flag |= !(magnitude(dot[u]) <= dot_limit);
+      if (lane + 32 * u < IB) part_sums[warp * LDP + lane + 32 * u] = dot[u];
+    }
+    flag = __any_sync(0xffffffffu, flag);
     if (lane == 0) {
-      partial[warp * L::ld_partial + IB] = squares;
-      partial[warp * L::ld_partial + IB + 1] = largest;
+      part_sums[warp * LDP + IB] = squares;
+      part_sums[warp * LDP + IB + 1] = largest;
+      part_sums[warp * LDP + IB + 2] = flag ? T(1) : T(0);
     }
     __syncthreads();  // (c) the partial sums and the pivot row are written
 
     // (d) the reflector, the same in every thread.
     squares = 0;
     largest = 0;
+    flag = false;
 #pragma unroll
     for (int u = 0; u < CPL; ++u) dot[u] = 0;
     for (int w = 0; w < L::warps; ++w) {
-      squares += partial[w * L::ld_partial + IB];
-      const T a = partial[w * L::ld_partial + IB + 1];
+      squares += part_sums[w * LDP + IB];
+      const T a = part_sums[w * LDP + IB + 1];
       largest = a > largest ? a : largest;
+      flag |= part_sums[w * LDP + IB + 2] != T(0);
 #pragma unroll
       for (int u = 0; u < CPL; ++u)
-        if (lane + 32 * u < IB) dot[u] += partial[w * L::ld_partial + lane + 32 * u];
+        if (lane + 32 * u < IB) dot[u] += part_sums[w * LDP + lane + 32 * u];
     }
-    const T alpha = kind == PanelKind::geqrt ? pivot[j] : tops[j * L::ld_small + j];
+    const T alpha = geqrt_kind ? pivot_row[j] : tops[j * LDS + j];
     T pivot_entry[CPL];  // the pivot row's entry in each of this thread's columns
 #pragma unroll
     for (int u = 0; u < CPL; ++u) {
       const int c = lane + 32 * u < IB ? lane + 32 * u : IB - 1;
-      pivot_entry[u] = kind == PanelKind::geqrt ? pivot[c] : tops[c * L::ld_small + j];
+      pivot_entry[u] = geqrt_kind ? pivot_row[c] : tops[c * LDS + j];
     }
     gpu::WarpReflector<T> h;
     h.beta = alpha;  // a zero x: H = I (τ = 0), as make_reflector
     bool direct = true;
     if (largest != T(0)) h = gpu::direct_reflector(alpha, squares, direct, NB);
-    T w[CPL];
-    bool careful = !direct;
-#pragma unroll
-    for (int u = 0; u < CPL; ++u) {
-      const int c = lane + 32 * u;
-      w[u] = (pivot_entry[u] + h.scale * dot[u]) * h.tau;
-      if (c > j && c < kb && h.tau != T(0) && !is_finite(w[u])) careful = true;
-    }
-    careful = __syncthreads_or(careful) != 0;  // (e) also: every read of (c) is done
 
-    if (careful) {  // rare: the reference reflector on column j in shared memory
-      const int lo = kind == PanelKind::geqrt ? p + 1 : 0;
+    if (largest != T(0) && (flag || !direct)) {  // rare, and the same in every thread
+      const int lo = geqrt_kind ? p + 1 : 0;
       if (lane == 0)
 #pragma unroll
         for (int s = 0; s < RPW; ++s)
           if (part >> s & 1u) column[row0 + s - lo] = x[s];
-      __syncthreads();
+      __syncthreads();  // also: every thread has read the partial sums
       if (tid == 0) {
         const int hi = kind == PanelKind::ttqrt ? (p + 1 < m ? p + 1 : m) : m;
         T head = alpha;
-        const T tau = largest != T(0) ? make_reflector(hi - lo, head, column, 1) : T(0);
+        column[NB + 1] = make_reflector(hi - lo, head, column, 1);
         column[NB] = head;
-        column[NB + 1] = tau;
       }
       __syncthreads();
       h.beta = column[NB];
@@ -252,58 +274,53 @@ __device__ void factor_inner_block(PanelKind kind, int b, int m, int n, int k, T
       }
 #pragma unroll
       for (int u = 0; u < CPL; ++u)
-        if (lane + 32 * u < IB) partial[warp * L::ld_partial + lane + 32 * u] = dot[u];
+        if (lane + 32 * u < IB) part_sums[warp * LDP + lane + 32 * u] = dot[u];
       __syncthreads();
 #pragma unroll
       for (int u = 0; u < CPL; ++u) {
         dot[u] = 0;
         for (int ww = 0; ww < L::warps; ++ww)
-          if (lane + 32 * u < IB) dot[u] += partial[ww * L::ld_partial + lane + 32 * u];
-        w[u] = (pivot_entry[u] + dot[u]) * h.tau;
+          if (lane + 32 * u < IB) dot[u] += part_sums[ww * LDP + lane + 32 * u];
       }
-      __syncthreads();  // partial and column are free again
     }
 
     // (f) the updates. Column j becomes v_j (below its pivot) and beta;
     // the columns c > j take H_j; the columns c < j give v_cᵀ v_j to T_b.
+    // Warp 0 writes R's finished row j − 1 now that nobody reads it.
+    if (!geqrt_kind && warp == 0 && j > 0)
+#pragma unroll
+      for (int u = 0; u < CPL; ++u) {
+        const int c = lane + 32 * u;
+        if (c >= j - 1 && c < kb) tops[c * LDS + j - 1] = finished[u];
+      }
 #pragma unroll
     for (int u = 0; u < CPL; ++u) {
       const int c = lane + 32 * u;
+      const T w = (pivot_entry[u] + h.scale * dot[u]) * h.tau;
       if (c == j) {
 #pragma unroll
         for (int s = 0; s < RPW; ++s)
           if (part >> s & 1u) vals[u][s] = x[s] * h.scale;
-        if (kind == PanelKind::geqrt && warp == p_warp) put(vals[u], p_slot, h.beta);
-        if (kind != PanelKind::geqrt && warp == 0) tops[j * L::ld_small + j] = h.beta;
-      } else if (c > j && c < kb && h.tau != T(0)) {
-        const T w_scaled = w[u] * h.scale;
+        if (geqrt_kind && warp == p_warp) put(vals[u], p_slot, h.beta);
+        finished[u] = h.beta;
+      } else if (c > j && c < kb) {
+        if (h.tau != T(0)) {
+          const T w_scaled = w * h.scale;
 #pragma unroll
-        for (int s = 0; s < RPW; ++s)
-          if (part >> s & 1u) vals[u][s] -= w_scaled * x[s];
-        if (kind == PanelKind::geqrt && warp == p_warp) put(vals[u], p_slot, pivot_entry[u] - w[u]);
-        if (kind != PanelKind::geqrt && warp == 0) tops[c * L::ld_small + j] = pivot_entry[u] - w[u];
+          for (int s = 0; s < RPW; ++s)
+            if (part >> s & 1u) vals[u][s] -= w_scaled * x[s];
+        }
+        const T updated = h.tau != T(0) ? pivot_entry[u] - w : pivot_entry[u];
+        if (geqrt_kind && warp == p_warp) put(vals[u], p_slot, updated);
+        finished[u] = updated;
       } else if (c < j && warp == 0) {
         // v_cᵀ v_j: v_j = [1 at row p; x·scale]; v_c's entry at row p is
         // the pivot row's (geqrt); in tsqrt/ttqrt the unit entries sit in
         // different rows of R.
-        gcol[c] = (kind == PanelKind::geqrt ? pivot_entry[u] : T(0)) + h.scale * dot[u];
+        gmat[j * LDS + c] = (geqrt_kind ? pivot_entry[u] : T(0)) + h.scale * dot[u];
       }
     }
-    if (warp == 0) {  // T_b(0:j, j) = −τ_j T_b(0:j, 0:j) G(0:j, j), T_b(j, j) = τ_j
-      __syncwarp();
-#pragma unroll
-      for (int u = 0; u < CPL; ++u) {
-        const int c = lane + 32 * u;
-        if (c < j) {
-          T sum = 0;
-          for (int l = c; l < j; ++l) sum += tmat[l * L::ld_small + c] * gcol[l];
-          tmat[j * L::ld_small + c] = h.tau != T(0) ? -h.tau * sum : T(0);
-        } else if (c == j) {
-          tmat[j * L::ld_small + j] = h.tau;
-        }
-      }
-      __syncwarp();
-    }
+    if (tid == 0) taus[j] = h.tau;
   }
 
   // Write the inner block back: V and the pivot rows, R's block, T_b.
@@ -312,6 +329,27 @@ __device__ void factor_inner_block(PanelKind kind, int b, int m, int n, int k, T
 #pragma unroll
     for (int s = 0; s < RPW; ++s)
       if (lane + 32 * u < IB) panel[(lane + 32 * u) * L::ld_panel + row0 + s] = vals[u][s];
+  __syncthreads();  // every column is done: R's last row, G and τ are final
+  if (!geqrt_kind && warp == 0)
+#pragma unroll
+    for (int u = 0; u < CPL; ++u) {
+      const int c = lane + 32 * u;
+      if (c >= kb - 1 && c < kb) tops[c * LDS + kb - 1] = finished[u];
+    }
+  if (tid < kb) {  // row c of T_b: T(c, c) = τ_c, T(c, j) = −τ_j Σ_{c ≤ l < j} T(c, l) G(l, j)
+    const int c = tid;
+    tmat[c * LDS + c] = taus[c];
+    for (int j = c + 1; j < kb; ++j) {
+      T sum[4] = {0, 0, 0, 0};
+      int l = c;
+      for (; l + 3 < j; l += 4)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) sum[e] += tmat[(l + e) * LDS + c] * gmat[j * LDS + l + e];
+      for (; l < j; ++l) sum[0] += tmat[l * LDS + c] * gmat[j * LDS + l];
+      const T dotted = (sum[0] + sum[1]) + (sum[2] + sum[3]);
+      tmat[j * LDS + c] = taus[j] != T(0) ? -taus[j] * dotted : T(0);
+    }
+  }
   __syncthreads();
   for (int idx = tid; idx < NB * IB; idx += L::threads) {
     const int r = idx % NB, c = idx / NB;
@@ -320,8 +358,8 @@ __device__ void factor_inner_block(PanelKind kind, int b, int m, int n, int k, T
   for (int idx = tid; idx < IB * IB; idx += L::threads) {
     const int r = idx % IB, c = idx / IB;
     if (c < kb) {
-      t[std::size_t(i + c) * ldt + r] = r <= c ? tmat[c * L::ld_small + r] : T(0);
-      if (kind != PanelKind::geqrt && r <= c) top[std::size_t(i + c) * ld_top + i + r] = tops[c * L::ld_small + r];
+      t[std::size_t(i + c) * ldt + r] = r <= c ? tmat[c * LDS + r] : T(0);
+      if (!geqrt_kind && r <= c) top[std::size_t(i + c) * ld_top + i + r] = tops[c * LDS + r];
     }
   }
   __syncthreads();  // V, R and T_b are in global memory; shared memory is free
@@ -335,7 +373,7 @@ __device__ void factor_inner_block(PanelKind kind, int b, int m, int n, int k, T
     a.first_block = b;
     a.t = t;
     a.ldt = ldt;
-    if (kind == PanelKind::geqrt) {
+    if (geqrt_kind) {
       a.m = m - i;
       a.row_offset = i;
       a.v = body + i;

@@ -49,31 +49,15 @@ T* operand(void* buffers[], int n, int rows) {
 // top, bottom, T; tsmqr/ttmqr V, T, top, bottom; all tiles (b, b), T (ib, b).
 template <typename T>
 void run_task_kernel(TaskKind kind, bool transpose, void* buffers[], int b, int ib) {
+  const bool merge = kind == TaskKind::tsqrt || kind == TaskKind::ttqrt;
+  const bool update = kind == TaskKind::ormqr || kind == TaskKind::tsmqr || kind == TaskKind::ttmqr;
   kernels::HostOperands<T> o{b, ib, b, nullptr, nullptr, nullptr, b, nullptr, b};
-  switch (kind) {
-    case TaskKind::geqrt:
-      o.v = operand<T>(buffers, 0, b);
-      o.t = operand<T>(buffers, 1, ib);
-      break;
-    case TaskKind::ormqr:
-      o.v = operand<T>(buffers, 0, b);
-      o.t = operand<T>(buffers, 1, ib);
-      o.row = operand<T>(buffers, 2, b);
-      break;
-    case TaskKind::tsqrt:
-    case TaskKind::ttqrt:
-      o.top = operand<T>(buffers, 0, b);
-      o.v = operand<T>(buffers, 1, b);
-      o.t = operand<T>(buffers, 2, ib);
-      break;
-    case TaskKind::tsmqr:
-    case TaskKind::ttmqr:
-      o.v = operand<T>(buffers, 0, b);
-      o.t = operand<T>(buffers, 1, ib);
-      o.top = operand<T>(buffers, 2, b);
-      o.row = operand<T>(buffers, 3, b);
-      break;
-  }
+  int next = 0;
+  if (merge) o.top = operand<T>(buffers, next++, b);
+  o.v = operand<T>(buffers, next++, b);
+  o.t = operand<T>(buffers, next++, ib);
+  if (update && kind != TaskKind::ormqr) o.top = operand<T>(buffers, next++, b);
+  if (update) o.row = operand<T>(buffers, next++, b);
   kernels::run_host_kernel(kind, false, transpose, o);
 }
 

@@ -16,8 +16,8 @@
 
 struct tiledqr_gpu_factors {
   // Exactly one is set: the handle remembers its precision.
-  std::unique_ptr<tiledqr::gpu::DeviceQr<double>> d;
-  std::unique_ptr<tiledqr::gpu::DeviceQr<float>> s;
+  std::unique_ptr<tiledqr::gpu::Fr4Factorization<double>> d;
+  std::unique_ptr<tiledqr::gpu::Fr4Factorization<float>> s;
 };
 
 namespace tiledqr::capi {
@@ -32,24 +32,24 @@ int device_status() {
   return fail(check.no_device ? TILEDQR_ERR_NO_GPU : TILEDQR_ERR_GPU_ARCH, check.message);
 }
 
-gpu::QrOptions gpu_options(const tiledqr_options* in, int64_t m, int64_t n) {
+Options gpu_options(const tiledqr_options* in, int64_t m, int64_t n) {
   const tiledqr_options o = in ? *in : tiledqr_options{};
   if (o.tile != 0 && o.tile != gpu_tile)
     throw InputError("the GPU factorisation runs tile 32 only (options.tile 0 or 32), got " + std::to_string(o.tile));
-  gpu::QrOptions out;
+  Options out;
   out.tree = tree_option(o.tree, m >= 4 * n ? Tree::binary : Tree::flat);
   return out;
 }
 
-void set(tiledqr_gpu_factors& h, std::unique_ptr<gpu::DeviceQr<double>> qr) { h.d = std::move(qr); }
-void set(tiledqr_gpu_factors& h, std::unique_ptr<gpu::DeviceQr<float>> qr) { h.s = std::move(qr); }
+void set(tiledqr_gpu_factors& h, std::unique_ptr<gpu::Fr4Factorization<double>> qr) { h.d = std::move(qr); }
+void set(tiledqr_gpu_factors& h, std::unique_ptr<gpu::Fr4Factorization<float>> qr) { h.s = std::move(qr); }
 
 // Factors dA (m, n), ldda, on `stream` and leaves R in it, zeros below the
 // diagonal down to row m; throws on any failure. The arguments are checked.
 template <typename T>
-std::unique_ptr<gpu::DeviceQr<T>> factor_on_device(int64_t m, int64_t n, T* d_a, int64_t ldda,
-                                                   const gpu::QrOptions& options, cudaStream_t stream) {
-  auto qr = std::make_unique<gpu::DeviceQr<T>>(m, n, options);
+std::unique_ptr<gpu::Fr4Factorization<T>> factor_on_device(int64_t m, int64_t n, T* d_a, int64_t ldda,
+                                                   const Options& options, cudaStream_t stream) {
+  auto qr = std::make_unique<gpu::Fr4Factorization<T>>(m, n, options);
   qr->launch_factor(d_a, ldda, stream);
   qr->finish_factor();
   gpu::extract_r_kernel<T><<<gpu::grid_for(m * n), 256, 0, stream>>>(qr->device_tiles(), qr->tile_rows(), m, n,
@@ -67,9 +67,9 @@ int gpu_geqrf(int64_t m, int64_t n, T* d_a, int64_t ldda, tiledqr_gpu_factors** 
     // The arguments first: a bad one gives TILEDQR_ERR_INVALID_ARGUMENT
     // before any CUDA call, with or without a GPU.
     check_shape(m, n, d_a, ldda, "dA");
-    const gpu::QrOptions options = gpu_options(opts, m, n);
+    const Options options = gpu_options(opts, m, n);
     if (const int status = device_status(); status != TILEDQR_SUCCESS) return status;
-    std::unique_ptr<gpu::DeviceQr<T>> qr = factor_on_device(m, n, d_a, ldda, options, stream);
+    std::unique_ptr<gpu::Fr4Factorization<T>> qr = factor_on_device(m, n, d_a, ldda, options, stream);
     if (out) {
       auto handle = std::make_unique<tiledqr_gpu_factors>();
       set(*handle, std::move(qr));
@@ -84,11 +84,11 @@ int gpu_geqrf_host(int64_t m, int64_t n, T* a, int64_t lda, tiledqr_factors** ou
   if (out) *out = nullptr;
   return guarded([&] {
     check_shape(m, n, a, lda, "A");  // the arguments before any CUDA call
-    const gpu::QrOptions options = gpu_options(opts, m, n);
+    const Options options = gpu_options(opts, m, n);
     check_finite(a, m, n, lda, "A");
     if (const int status = device_status(); status != TILEDQR_SUCCESS) return status;
     const gpu::DeviceBuffer<T> d_a = gpu::upload_matrix(a, m, n, lda);
-    std::unique_ptr<gpu::DeviceQr<T>> qr = factor_on_device(m, n, d_a.get(), m, options, cudaStream_t(0));
+    std::unique_ptr<gpu::Fr4Factorization<T>> qr = factor_on_device(m, n, d_a.get(), m, options, cudaStream_t(0));
     // Download the factors before R, so a failure leaves A unchanged.
     std::unique_ptr<Factorization<T>> host;
     if (out) host = std::make_unique<Factorization<T>>(qr->download());

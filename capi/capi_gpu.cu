@@ -52,7 +52,8 @@ std::unique_ptr<gpu::Fr4Factorization<T>> factor_on_device(int64_t m, int64_t n,
   auto qr = std::make_unique<gpu::Fr4Factorization<T>>(m, n, options);
   qr->launch_factor(d_a, ldda, stream);
   qr->finish_factor();
-  gpu::extract_r_kernel<T><<<gpu::grid_for(m * n), 256, 0, stream>>>(qr->device_tiles(), qr->tile_rows(), m, n,
+  gpu::extract_r_kernel<T><<<gpu::grid_for(m * n), 256, 0, stream>>>(qr->device_tiles(), qr->tile_rows(),
+                                                                       qr->tile_size(), m, n,
                                                                        d_a, ldda);
   gpu::check_launch("writing R");
   gpu::check(cudaStreamSynchronize(stream), "writing R");

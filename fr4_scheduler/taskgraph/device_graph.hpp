@@ -25,6 +25,9 @@ struct ExecOptions {
   // never started. Graphs with block kinds refuse it (a block task needs
   // every warp of its block).
   int test_absent_worker = -1;
+  // Set by GraphExec for kinds that are all block kinds (block_executor.cuh):
+  // a worker is a whole block, so there are `blocks` workers.
+  bool workers_are_blocks = false;
 };
 
 // What run() / wait() report. The message carries the CUDA error text or
@@ -46,7 +49,7 @@ struct LaunchShape {
   int blocks_per_sm = 0;     // from the occupancy calculator (or ExecOptions)
   int blocks = 0;
   int warps_per_block = 0;
-  int workers = 0;           // warps in all
+  int workers = 0;           // warps in all (blocks, for block-only kinds)
   size_t shared_bytes = 0;   // dynamic shared memory per block
 };
 

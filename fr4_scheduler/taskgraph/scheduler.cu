@@ -437,7 +437,7 @@ DeviceGraph::DeviceGraph(const CompiledGraph& graph, const ExecOptions& options,
                                                     : std::max(fit, 1);
   shape_.blocks = shape_.blocks_per_sm * shape_.multiprocessors;
   if (options_.max_blocks > 0) shape_.blocks = std::min(shape_.blocks, options_.max_blocks);
-  shape_.workers = shape_.blocks * shape_.warps_per_block;
+  shape_.workers = options_.workers_are_blocks ? shape_.blocks : shape_.blocks * shape_.warps_per_block;
 
   const DeviceLayout layout = make_device_layout(graph);
   num_tasks_ = graph.num_tasks();

@@ -121,10 +121,8 @@ BenchOutcome measure(const StageFunction& stage, BenchCase c, double budget) {
 void normalize(BenchCase& c) {
   const bool tiled_cpu = c.stage == "fr1" || c.stage == "fr2";
   if (c.stage != "fr2" && c.stage != "lapack") c.threads = 1;
-  if (!tiled_cpu) {
-    c.backend = "-";
-    c.inner_block = 0;
-  }
+  if (!tiled_cpu) c.backend = "-";
+  if (!tiled_cpu && c.stage != "fr4") c.inner_block = 0;  // the GPU task graph's block tiles take one
   if (c.stage == "lapack" || c.stage == "cusolver") {
     c.tree = "-";
     c.tile = 0;
@@ -203,7 +201,7 @@ int bench_main(int argc, char** argv) {
   app.add_option("--backends", backend_list, "FR1/FR2 kernels: lapack, reference");
   app.add_option("--trees", tree_list, "FR2/FR4 trees: flat, binary, greedy");
   app.add_option("--threads", thread_list, "FR2/LAPACK thread counts (comma list)");
-  app.add_option("--tiles", tile_list, "tile sizes (comma list)");
+  app.add_option("--tiles", tile_list, "tile sizes (comma list; auto: the GPU task graph chooses)");
   app.add_option("--executors", executor_list, "FR3 executors per SM (comma list)");
   app.add_option("--weights", weight_list, "FR3 round-robin weights of tsqrt/tsmqr (comma list)");
   const CLI::Validator count = decimal_integer(false);
@@ -241,8 +239,10 @@ int bench_main(int argc, char** argv) {
     } else {
       if (stage_list.empty() || shape_list.empty())
         throw InputError("give --preset, or --stages and --shapes");
-      const std::vector<int> threads = counts(thread_list, "--threads"), tiles = counts(tile_list, "--tiles"),
-                             executors = counts(executor_list, "--executors");
+      const std::vector<int> threads = counts(thread_list, "--threads"), executors = counts(executor_list, "--executors");
+      std::vector<int> tiles;  // "auto" is 0: the GPU task-graph stage chooses
+      for (const std::string& tile : split(tile_list, "--tiles"))
+        tiles.push_back(tile == "auto" ? 0 : int(parse_integer(tile, "--tiles", 1, std::numeric_limits<int>::max())));
       std::vector<double> weights;
       for (const std::string& weight : split(weight_list, "--weights"))
         weights.push_back(parse_real(weight, "--weights", 0, true));

@@ -203,9 +203,14 @@ TEST(Fr4QrApi, DeviceCallsMatchHost) {
   wide.factor(d_a.data, 50);
   DeviceMatrix<double> d_x(80);
   EXPECT_THROW(wide.solve(d_a.data, 50, 1, d_x.data, 80), InputError);
-  Options tile64;  // tile 32 only
-  tile64.tile = 64;
-  EXPECT_THROW(Fr4Factorization<double>(50, 80, tile64), InputError);
+  // Tiles and inner blocks without kernels are refused up front.
+  for (const auto& [tile, inner_block] : std::vector<std::pair<int, int>>{{48, 0}, {16, 0}, {512, 32}, {32, 16},
+                                                                        {128, 8}, {128, 128}, {256, 64}}) {
+    Options odd;
+    odd.tile = tile;
+    odd.inner_block = inner_block;
+    EXPECT_THROW(Fr4Factorization<double>(50, 80, odd), InputError) << tile << " " << inner_block;
+  }
 }
 
 // Pass rule: a tall-skinny matrix whose tiles alone exceed the device's

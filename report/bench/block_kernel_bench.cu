@@ -14,6 +14,7 @@
 // FR3's warp tsmqr in the same way.
 //   tiledqr_block_kernel_bench [--out FILE] [--commit HASH] [--waves W] [--panels P]
 //                              [--repeats R] [--batch B]
+#include <CLI/CLI.hpp>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <lapacke.h>
@@ -21,13 +22,12 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <functional>
 #include <random>
-#include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "kernels/block/device_primitives.cuh"
@@ -36,18 +36,21 @@
 #include "kernels/host/tsqrt.hpp"
 #include "kernels/warp_registers/tsmqr.cuh"
 #include "kernels/warp/tsmqr.cuh"
+#include "errors.hpp"
+#include "gpu/cuda_check.hpp"
+#include "program.hpp"
 #include "random_values.hpp"
+#include "strict_numbers.hpp"
 
 namespace {
 
 namespace block = tiledqr::kernels::block;
 using tiledqr::random_values;
 
-void cuda_ok(cudaError_t status, const char* what) {
-  if (status != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
-}
+using tiledqr::gpu::check;  // CUDA's errors: GpuError with CUDA's text (exit 4)
 void cublas_ok(cublasStatus_t status, const char* what) {
-  if (status != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + ": cuBLAS status " + std::to_string(int(status)));
+  if (status != CUBLAS_STATUS_SUCCESS)
+    throw tiledqr::GpuError(std::string(what) + ": cuBLAS status " + std::to_string(int(status)));
 }
 
 struct Settings {
@@ -61,18 +64,18 @@ struct Timing {
 };
 Timing time_launches(const Settings& s, const std::function<void()>& launch) {
   cudaEvent_t start, stop;
-  cuda_ok(cudaEventCreate(&start), "cudaEventCreate");
-  cuda_ok(cudaEventCreate(&stop), "cudaEventCreate");
+  check(cudaEventCreate(&start), "cudaEventCreate");
+  check(cudaEventCreate(&stop), "cudaEventCreate");
   for (int w = 0; w < 2; ++w) launch();
-  cuda_ok(cudaDeviceSynchronize(), "warm-up");
+  check(cudaDeviceSynchronize(), "warm-up");
   std::vector<double> samples;
   for (int r = 0; r < s.repeats; ++r) {
-    cuda_ok(cudaEventRecord(start), "cudaEventRecord");
+    check(cudaEventRecord(start), "cudaEventRecord");
     for (int b = 0; b < s.batch; ++b) launch();
-    cuda_ok(cudaEventRecord(stop), "cudaEventRecord");
-    cuda_ok(cudaEventSynchronize(stop), "cudaEventSynchronize");
+    check(cudaEventRecord(stop), "cudaEventRecord");
+    check(cudaEventSynchronize(stop), "cudaEventSynchronize");
     float ms = 0;
-    cuda_ok(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+    check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
     samples.push_back(double(ms) / s.batch);
   }
   cudaEventDestroy(start);
@@ -113,12 +116,12 @@ __global__ void ffma_probe_kernel(int iterations, float* sink) {
 double probe_tflops(const Settings& s, const cudaDeviceProp& prop, bool dmma) {
   const int blocks = prop.multiProcessorCount * 4, threads = 256, iterations = 4096;
   double* sink = nullptr;
-  cuda_ok(cudaMalloc(&sink, threads * sizeof(double)), "cudaMalloc");
+  check(cudaMalloc(&sink, threads * sizeof(double)), "cudaMalloc");
   const Timing t = time_launches(s, [&] {
     if (dmma) dmma_probe_kernel<<<blocks, threads>>>(iterations, sink);
     else ffma_probe_kernel<<<blocks, threads>>>(iterations, reinterpret_cast<float*>(sink));
   });
-  cuda_ok(cudaGetLastError(), "probe");
+  check(cudaGetLastError(), "probe");
   cudaFree(sink);
   const double flops = dmma ? double(blocks) * (threads / 32) * iterations * 8 * (16.0 * 8 * 4 * 2)
                             : double(blocks) * threads * iterations * 8 * 2.0;
@@ -129,8 +132,8 @@ template <typename T>
 struct DeviceVector {
   T* data = nullptr;
   explicit DeviceVector(const std::vector<T>& host) {
-    cuda_ok(cudaMalloc(&data, std::max<std::size_t>(host.size(), 1) * sizeof(T)), "cudaMalloc");
-    cuda_ok(cudaMemcpy(data, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
+    check(cudaMalloc(&data, std::max<std::size_t>(host.size(), 1) * sizeof(T)), "cudaMalloc");
+    check(cudaMemcpy(data, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
   }
   DeviceVector(const DeviceVector&) = delete;
   DeviceVector& operator=(const DeviceVector&) = delete;
@@ -168,8 +171,8 @@ Timing time_tasks(const Settings& s, const std::vector<Task>& list, Launch launc
                   const char* name, int& blocks_per_sm) {
   const DeviceVector<Task> dlist(list);
   const int tasks = int(list.size());
-  const Timing timing = time_launches(s, [&] { cuda_ok(launch(true, dlist.data, tasks, nullptr), name); });
-  cuda_ok(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel,
+  const Timing timing = time_launches(s, [&] { check(launch(true, dlist.data, tasks, nullptr), name); });
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel,
                                                         block::CompactWyLaunch<T, NB, IB>::threads,
                                                         block::CompactWyLaunch<T, NB, IB>::shared_bytes),
           "occupancy");
@@ -187,7 +190,7 @@ Row measure_update(const Settings& s, const cudaDeviceProp& prop, bool stacked) 
     std::vector<T> r = random_values<T>(tile, engine), vp = random_values<T>(tile, engine);
     const lapack_int info = stacked ? factor_stacked(NB, IB, r.data(), vp.data(), t.data() + std::size_t(IB) * NB * p)
                                     : factor_tile(NB, IB, vp.data(), t.data() + std::size_t(IB) * NB * p);
-    if (info != 0) throw std::runtime_error("LAPACK factorisation failed");
+    if (info != 0) throw tiledqr::NumericalError("LAPACK factorisation failed");
     std::copy(vp.begin(), vp.end(), v.begin() + tile * p);
   }
   const DeviceVector<T> dv(v), dt(t);
@@ -270,15 +273,15 @@ Row measure_warp_tsmqr(const Settings& s, const cudaDeviceProp& prop) {
   constexpr int per_warp = registers ? tiledqr::kernels::warp_registers::shared_elements
                                      : tiledqr::gpu::warp_shared_elements;
   const std::size_t shared = std::size_t(per_warp) * warp_tasks_per_block * sizeof(T);
-  cuda_ok(cudaFuncSetAttribute(warp_tsmqr_kernel<T, registers>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  check(cudaFuncSetAttribute(warp_tsmqr_kernel<T, registers>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                int(shared)), "cudaFuncSetAttribute");
   const Timing timing = time_launches(s, [&] {
     warp_tsmqr_kernel<T, registers><<<blocks, 32 * warp_tasks_per_block, shared>>>(dv.data, dtau.data, da1.data,
                                                                                  da2.data, s.panels);
-    cuda_ok(cudaGetLastError(), "warp tsmqr");
+    check(cudaGetLastError(), "warp tsmqr");
   });
   int blocks_per_sm = 0;
-  cuda_ok(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, warp_tsmqr_kernel<T, registers>,
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, warp_tsmqr_kernel<T, registers>,
                                                         32 * warp_tasks_per_block, shared), "occupancy");
   Row row;
   row.kernel = registers ? "warp_registers_tsmqr" : "warp_tsmqr_fr3";
@@ -333,38 +336,21 @@ double cublas_square_tflops(const Settings& s, cublasHandle_t handle, int n) {
   return 2.0 * n * n * double(n) / (timing.median_ms * 1e-3) / 1e12;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+// The command line's settings.
+struct Config {
   std::string out_path = "block_kernels.csv", commit = "unknown";
   Settings s;
-  for (int a = 1; a < argc; ++a) {
-    const std::string arg = argv[a];
-    const bool has_value = a + 1 < argc;
-    if (arg == "--out" && has_value) out_path = argv[++a];
-    else if (arg == "--commit" && has_value) commit = argv[++a];
-    else if (arg == "--waves" && has_value) s.waves = std::atoi(argv[++a]);
-    else if (arg == "--panels" && has_value) s.panels = std::atoi(argv[++a]);
-    else if (arg == "--repeats" && has_value) s.repeats = std::atoi(argv[++a]);
-    else if (arg == "--batch" && has_value) s.batch = std::atoi(argv[++a]);
-    else {
-      std::fprintf(stderr, "usage: tiledqr_block_kernel_bench [--out FILE] [--commit HASH] [--waves W] "
-                           "[--panels P] [--repeats R] [--batch B]\n");
-      return 2;
-    }
-  }
-  if (s.waves < 1 || s.panels < 1 || s.repeats < 1 || s.batch < 1) {
-    std::fprintf(stderr, "tiledqr_block_kernel_bench: --waves, --panels, --repeats and --batch must be ≥ 1\n");
-    return 2;
-  }
+};
+
+int run(const Config& config) {
+  const std::string& out_path = config.out_path;
+  const std::string& commit = config.commit;
+  const Settings& s = config.s;
   int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::fprintf(stderr, "tiledqr_block_kernel_bench: no CUDA-capable GPU\n");
-    return 4;
-  }
-  try {
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) throw tiledqr::GpuError("no CUDA-capable GPU");
+  {
     cudaDeviceProp prop{};
-    cuda_ok(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+    check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
     cublasHandle_t handle;
     cublas_ok(cublasCreate(&handle), "cublasCreate");
     char host[256] = "unknown";
@@ -415,10 +401,7 @@ int main(int argc, char** argv) {
         << "kernel,precision,nb,ib,tasks,median_ms,min_ms,us_per_task,block_us,tflops,peak_tflops,pct_of_peak,"
            "cublas_batched_tflops,vs_cublas_batched"
         << std::endl;
-    if (!out) {
-      std::fprintf(stderr, "tiledqr_block_kernel_bench: cannot write %s\n", out_path.c_str());
-      return 1;
-    }
+    if (!out) throw tiledqr::InputError("cannot write " + out_path);
     for (const auto& run_case : cases) {
       Row r = run_case();
       const bool dbl = r.precision == "double";
@@ -435,9 +418,31 @@ int main(int argc, char** argv) {
                    100 * r.tflops / r.peak_tflops, r.tflops / r.cublas_tflops);
     }
     cublasDestroy(handle);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "tiledqr_block_kernel_bench: %s\n", e.what());
-    return 1;
+    out.close();
+    if (!out) throw tiledqr::InputError("writing " + out_path + " failed");
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Config config;
+  const std::string program = "tiledqr_block_kernel_bench";
+  CLI::App app{"Throughput of the block update kernels on many independent tasks, against the DMMA/FFMA peaks "
+               "and cuBLAS measured in the same run",
+               program};
+  app.add_option("--out", config.out_path, "CSV file to write (default block_kernels.csv)");
+  app.add_option("--commit", config.commit, "commit to record in the CSV (default unknown)");
+  Settings& s = config.s;
+  for (auto [name, value, help] :
+       {std::tuple{"--waves", &s.waves, "tasks per SM (the warp kernels: 16 times as many)"},
+        {"--panels", &s.panels, "LAPACK factorisations whose V and T the tasks share"},
+        {"--repeats", &s.repeats, "timed samples (median)"},
+        {"--batch", &s.batch, "launches per sample"}})
+    app.add_option(name, *value, std::string(help) + " (default " + std::to_string(*value) + ")")
+        ->transform(tiledqr::decimal_integer(false))
+        ->check(CLI::Range(1, 1 << 20));
+  if (const int code = tiledqr::parse_command_line(app, argc, argv, program); code >= 0) return code;
+  return tiledqr::run_reporting_errors(program, [&] { return run(config); });
 }

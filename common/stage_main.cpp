@@ -308,11 +308,12 @@ int parse_stage_command_line(int argc, char** argv, const StageDescription& stag
   auto* tree_option = app.add_option("--tree", config.tree,
                                      "elimination tree: flat, binary, greedy or hierarchical (default: the stage's choice by shape)")
       ->check(CLI::IsMember({"flat", "binary", "greedy", "hierarchical"}));
-  app.add_option("--domains", config.options.tree_domains,
-                 "hierarchical tree: domains, tile row i in domain i mod domains (default 1)")
-      ->transform(signed_decimal);
-  app.add_option("--inner-tree", config.inner_tree, "hierarchical tree: flat or binary inside a domain")
-      ->check(CLI::IsMember({"flat", "binary"}));
+  auto* domains_option = app.add_option("--domains", config.options.tree_domains,
+                                        "hierarchical tree: domains, tile row i in domain i mod domains (default 1)")
+                             ->transform(signed_decimal);
+  auto* inner_tree_option =
+      app.add_option("--inner-tree", config.inner_tree, "hierarchical tree: flat or binary inside a domain")
+          ->check(CLI::IsMember({"flat", "binary"}));
   auto* backend_option =
       app.add_option("--backend", config.backend, "tile kernels: reference or lapack (default lapack)")
       ->check(CLI::IsMember({"reference", "lapack"}));
@@ -335,6 +336,17 @@ int parse_stage_command_line(int argc, char** argv, const StageDescription& stag
   app.add_flag("--json", config.json, "print one JSON object instead of text");
   app.add_flag("--allow-nonfinite", config.allow_nonfinite,
                "factor inputs that contain NaN or Inf instead of rejecting them");
+  // Options this stage does not honour: out of --help (an empty group), still
+  // parsed so that the checks below can say why they do not apply.
+  if (!stage.uses_threads) threads_option->group("");
+  if (!stage.own_kernels.empty()) {
+    backend_option->group("");
+    inner_block_option->group("");
+  }
+  if (!stage.uses_tree_domains) {
+    domains_option->group("");
+    inner_tree_option->group("");
+  }
   app.set_version_flag("--version", [&stage] {
     return version_text(stage.name, stage.library_versions ? stage.library_versions() : std::string());
   });
@@ -370,6 +382,9 @@ int parse_stage_command_line(int argc, char** argv, const StageDescription& stag
     if (!stage.own_kernels.empty() && (backend_option->count() > 0 || inner_block_option->count() > 0))
       throw InputError(stage.name + " runs its own tile kernels (" + stage.own_kernels +
                        "): --backend and --inner-block do not apply");
+    if (!stage.uses_tree_domains && (domains_option->count() > 0 || inner_tree_option->count() > 0))
+      throw InputError("--domains and --inner-tree do not apply to " + stage.name +
+                       " (the hierarchical tree's domains are the CPU stages')");
     if (config.options.tree_domains < 1)
       throw InputError("--domains must be >= 1, got " + std::to_string(config.options.tree_domains));
     config.options.backend = parse_backend(config.backend);

@@ -27,9 +27,15 @@ struct StageDescription {
   std::string summary;      // one line for --help
   std::string device;       // what runs the tasks, e.g. "cpu"; GPU stages fill in the GPU's name
   bool uses_threads = false;  // whether --threads means anything here
+  // Whether --domains and --inner-tree (the hierarchical tree's shape) mean
+  // anything here.
+  bool uses_tree_domains = true;
   // The stage's own tile kernels (e.g. "gpu-warp"), printed as its backend;
   // empty: the kernels are the --backend option's. A stage with its own
   // kernels rejects --backend and --inner-block.
+  // --help lists only the options a stage honours; the others are still
+  // parsed, so that giving one ends with a message saying why it does not
+  // apply.
   std::string own_kernels;
   // Called once the matrix's size is known and fits in host memory, before
   // it is made: throws (GpuError for a GPU stage) when an m x n

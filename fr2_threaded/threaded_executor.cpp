@@ -190,7 +190,7 @@ void work(int worker, WorkerPool& pool, Schedule& schedule, Factorization<T>& f,
     if (pool.running == 0 && !schedule.has_ready()) {
       // Cannot happen with a correct graph; end with an error, never hang.
       pool.fail(std::make_exception_ptr(
-          StallError("FR2: no task ready or running before the graph finished")));
+          StallError("the threaded executor: no task ready or running before the graph finished")));
       return;
     }
     // This worker takes one of the new tasks itself; wake one sleeper per other.

@@ -29,6 +29,6 @@ tiledqr::Factorization<T> factor_on_gpu(const T* a, int64_t m, int64_t n, int64_
 
 int main(int argc, char** argv) {
   return tiledqr::gpu::gpu_stage_main(
-      argc, argv, "fr3_gpu", "Tiled QR factorisation on the GPU (FR3: scheduler warp + executor warps, seed 000 II.D)",
+      argc, argv, "fr3_gpu", "Tiled QR factorisation on the GPU: a scheduler warp and executor warps",
       tiledqr::gpu::factor_device_bytes, factor_on_gpu<double>, factor_on_gpu<float>);
 }

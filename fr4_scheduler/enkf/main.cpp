@@ -106,7 +106,7 @@ int run(const Config& config) {
 
 int main(int argc, char** argv) {
   Config config;
-  CLI::App app{"P_HT = [C o (e e^T)] H^T / (L - 1) on the GPU (seed 002 on FR4)", "fr4_enkf"};
+  CLI::App app{"P_HT = [C o (e e^T)] H^T / (L - 1) on the GPU (EnKF localised covariance, tasks on the generic GPU scheduler)", "fr4_enkf"};
   app.add_option("--n", config.n, "state size N (default 10000)");
   add_problem_options(app, config.problem);
   app.add_option("--method", config.method, "auto, tiled, fft, dense or cpu (default auto)");

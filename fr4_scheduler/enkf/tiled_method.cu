@@ -70,12 +70,12 @@ class TiledMethod : public GpuMethod {
 
   void launch(cudaStream_t stream) override {
     const taskgraph::Status s = exec_.launch(params_, stream);
-    if (!s.ok()) throw GpuError(std::string("tiled: FR4 launch failed: ") + s.message);
+    if (!s.ok()) throw GpuError(std::string("tiled: the task-graph launch failed: ") + s.message);
   }
 
   void finish(cudaStream_t) override {
     const taskgraph::Status s = exec_.wait();
-    if (!s.ok()) throw GpuError(std::string("tiled: FR4 run failed: ") + s.message);
+    if (!s.ok()) throw GpuError(std::string("tiled: the task-graph run failed: ") + s.message);
   }
 
  private:

@@ -35,6 +35,6 @@ int main(int argc, char** argv) {
     return double(m) * double(n) * double(element_bytes) + tiledqr::gpu::qr_device_bytes(m, n, element_bytes);
   };
   return tiledqr::gpu::gpu_stage_main(
-      argc, argv, "fr4_scheduler", "Tiled QR factorisation as a task graph on the generic GPU scheduler (FR4; any tree)",
+      argc, argv, "fr4_scheduler", "Tiled QR factorisation as a task graph on the generic GPU scheduler (any tree)",
       device_bytes, factor_on_gpu<double>, factor_on_gpu<float>);
 }

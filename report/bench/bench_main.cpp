@@ -198,14 +198,14 @@ int bench_main(int argc, char** argv) {
   app.add_option("--stages", stage_list, "comma list of fr1,fr2,fr3,fr4,lapack,cusolver");
   app.add_option("--shapes", shape_list, "comma list of MxN, e.g. 1024x1024,262144x64");
   app.add_option("--precisions", precision_list, "double, float or both (comma list)");
-  app.add_option("--backends", backend_list, "FR1/FR2 kernels: lapack, reference");
-  app.add_option("--trees", tree_list, "FR2/FR4 trees: flat, binary, greedy");
-  app.add_option("--threads", thread_list, "FR2/LAPACK thread counts (comma list)");
-  app.add_option("--tiles", tile_list, "tile sizes (comma list; auto: the GPU task graph chooses)");
-  app.add_option("--executors", executor_list, "FR3 executors per SM (comma list)");
-  app.add_option("--weights", weight_list, "FR3 round-robin weights of tsqrt/tsmqr (comma list)");
+  app.add_option("--backends", backend_list, "kernels of fr1 and fr2: lapack, reference");
+  app.add_option("--trees", tree_list, "trees of fr2 and fr4: flat, binary, greedy");
+  app.add_option("--threads", thread_list, "thread counts of fr2 and lapack (comma list)");
+  app.add_option("--tiles", tile_list, "tile sizes (comma list; auto: fr4 chooses)");
+  app.add_option("--executors", executor_list, "executors per SM of fr3 (comma list)");
+  app.add_option("--weights", weight_list, "round-robin weights of tsqrt/tsmqr in fr3 (comma list)");
   const CLI::Validator count = decimal_integer(false);
-  app.add_option("--inner-block", inner_block, "ib of the lapack backend (0: min(tile, 32))")->transform(count);
+  app.add_option("--inner-block", inner_block, "inner block of the lapack backend and of fr4's block tiles (0: min(tile, 32))")->transform(count);
   app.add_option("--warmup", warmup, "warm-up runs per case (default 1)")->transform(count);
   app.add_option("--repeats", repeats, "timed runs per case at most (default 10)")->transform(count);
   app.add_option("--budget", budget, "seconds of timed runs per case at most (default 20)")
@@ -300,9 +300,8 @@ int bench_main(int argc, char** argv) {
     const OutputTarget target = check_output_path("--out", out);
     const ResumeState kept = resume && target.kind == OutputKind::replace ? read_for_resume(out) : ResumeState{};
     const std::set<std::string>& done = kept.done;
-    std::string header = "# tiledqr_bench";
-    for (int a = 1; a < argc; ++a) header += std::string(" ") + argv[a];
-    header += "\n" + provenance_line(gpu_provenance()) + "\n" + csv_header() + "\n";
+    const std::string header = "# " + command_line("tiledqr_bench", argc, argv) + "\n" +
+                               provenance_line(gpu_provenance()) + "\n" + csv_header() + "\n";
     OutputFile csv = open_log(target, kept, header);
     if (kept.exists && kept.has_header) {
       csv.write(provenance_line(gpu_provenance()) + " (resumed)\n");

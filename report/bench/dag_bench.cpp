@@ -31,6 +31,7 @@
 
 #include "dag.hpp"
 #include "errors.hpp"
+#include "program.hpp"
 #include "qr_dag_arrays.hpp"
 #include "size_check.hpp"
 
@@ -170,9 +171,8 @@ int main(int argc, char** argv) {
   app.add_option("--memory-fraction", memory_fraction,
                  "run the builder only where its extrapolated memory is below this share of MemAvailable")
       ->check(CLI::Range(0.05, 0.95));
-  CLI11_PARSE(app, argc, argv);
-
-  try {
+  if (const int code = parse_command_line(app, argc, argv, "tiledqr_dag_bench"); code >= 0) return code;
+  return run_reporting_errors("tiledqr_dag_bench", [&] {
     std::vector<Tree> trees;
     for (const std::string& name : tree_names) trees.push_back(parse_tree(name));
     std::sort(sizes.begin(), sizes.end());
@@ -188,9 +188,7 @@ int main(int argc, char** argv) {
 
     std::ofstream csv(csv_path);
     if (!csv) throw InputError("cannot write " + csv_path);
-    std::string command = "# tiledqr_dag_bench";
-    for (int a = 1; a < argc; ++a) command += std::string(" ") + argv[a];
-    csv << command << "\n# one child process per build; peak_rss_mib is its ru_maxrss (wait4); on a shared "
+    csv << "# " << command_line("tiledqr_dag_bench", argc, argv) << "\n# one child process per build; peak_rss_mib is its ru_maxrss (wait4); on a shared "
                       "machine the wall time (seconds_*) also counts other processes, cpu_seconds_median does not\n";
     csv << "machine,date,commit,n,tile,p,q,tree,tasks,edges,method,runs,seconds_median,seconds_min,"
            "cpu_seconds_median,peak_rss_mib,critical_path,speedup_vs_build_qr_dag,memory_ratio_vs_build_qr_dag,status\n";
@@ -287,9 +285,8 @@ int main(int argc, char** argv) {
           std::fflush(stdout);
         }
       }
+    csv.close();
+    if (!csv) throw InputError("writing " + csv_path + " failed");
     return 0;
-  } catch (const InputError& e) {
-    std::fprintf(stderr, "tiledqr_dag_bench: %s\n", e.what());
-    return exit_code::bad_input;
-  }
+  });
 }

@@ -37,11 +37,24 @@ struct StageDescription {
   // parsed, so that giving one ends with a message saying why it does not
   // apply.
   std::string own_kernels;
+  // A stage with its own kernels that chooses its tiles: --tile takes
+  // "auto" (its default) and --inner-block is honoured; once the matrix's
+  // size is known, this resolves the options' tile and inner block (tile 0:
+  // chosen for the shape) and names the kernels they run, throwing
+  // InputError for tiles the stage cannot run.
+  struct Tiles {
+    int tile = 0, inner_block = 0;
+    std::string kernels;
+  };
+  std::function<Tiles(int64_t m, int64_t n, const Options& options, bool single_precision)> choose_tiles;
   // Called once the matrix's size is known and fits in host memory, before
   // it is made: throws (GpuError for a GPU stage) when an m x n
   // factorisation with elements of this many bytes cannot fit, so a request
   // too large for the device fails before any work.
-  std::function<void(int64_t m, int64_t n, size_t element_bytes)> check_memory;
+  // `options` are the run's, with the tile chosen (choose_tiles). A GPU
+  // stage's device is checked before the host's memory: the device is what
+  // a GPU run lacks first.
+  std::function<void(int64_t m, int64_t n, size_t element_bytes, const Options& options)> check_memory;
   // The tree used when --tree is not given; empty means flat (the seed's).
   std::function<Tree(int64_t m, int64_t n, int tile, int threads)> default_tree;
   // Extra lines of --version (a GPU stage's CUDA runtime, driver and cuSOLVER

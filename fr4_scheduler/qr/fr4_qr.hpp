@@ -48,6 +48,9 @@ struct Fr4Tiles {
 // for the shape and precision (fr4_tile_choice); inner_block 0 takes 32.
 // Throws InputError for a tile or inner block the kernels do not run.
 Fr4Tiles fr4_tiles(int64_t m, int64_t n, bool single_precision, const Options& options);
+// The elimination tree for the shape and tile: a tree of pairs (binary) for
+// tall matrices, whose tile columns would otherwise be long chains.
+Tree fr4_tree_choice(int64_t m, int64_t n, int tile);
 
 // Device memory an Fr4Factorization of an m x n matrix with these tiles
 // needs besides the caller's matrix, in bytes: its tiles and T factors,

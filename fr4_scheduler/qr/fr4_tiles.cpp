@@ -21,6 +21,11 @@ Fr4Tiles fr4_tile_choice(int64_t m, int64_t n, bool single_precision) {
 
 }  // namespace
 
+Tree fr4_tree_choice(int64_t m, int64_t n, int tile) {
+  (void)tile;
+  return m >= 4 * n ? Tree::binary : Tree::flat;
+}
+
 Fr4Tiles fr4_tiles(int64_t m, int64_t n, bool single_precision, const Options& options) {
   if (options.tile == 0) return fr4_tile_choice(m, n, single_precision);
   const int tile = options.tile, ib = options.inner_block;

@@ -51,8 +51,8 @@ enum { TILEDQR_BACKEND_LAPACK = 0, TILEDQR_BACKEND_REFERENCE = 1 };
 
 /* Options; all zeros (or a NULL pointer) means the defaults. */
 typedef struct tiledqr_options {
-  int tile;        /* b, the tile size; 0: 32 (the GPU functions run tile 32 only) */
-  int inner_block; /* ib of the LAPACK backend's T factors; 0: min(tile, 32) */
+  int tile;        /* b, the tile size; 0: 32 on the CPU; on the GPU 0 chooses, else 32, 64, 128 or 256 */
+  int inner_block; /* ib of the T factors (LAPACK backend, GPU tiles of 64+); 0: min(tile, 32) */
   int tree;        /* TILEDQR_TREE_* */
   int threads;     /* CPU worker threads; 0: every CPU this process may run on */
   int backend;     /* TILEDQR_BACKEND_* (CPU only) */

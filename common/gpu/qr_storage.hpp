@@ -19,6 +19,11 @@ struct QrStorage {
   DeviceBuffer<T> tau_local;  // (p·q·32): τ of geqrt on tile (i, k) at (i + k·p)·32
   DeviceBuffer<T> tau_merge;  // (p·q·32): τ of tsqrt/ttqrt merging tile (i, k), same place
 
+  // The bytes the constructor allocates for p×q tiles.
+  static double device_bytes(int64_t p, int64_t q) {
+    return double(p) * double(q) * double(tile_shape.elements() + 2 * tile_shape.rows) * double(sizeof(T));
+  }
+
   QrStorage() = default;
   QrStorage(int32_t p, int32_t q)
       : tiles(checked_elements({p, q, tile_shape.elements()}, sizeof(T), "the tiles"), "the tiles"),

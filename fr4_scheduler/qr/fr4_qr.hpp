@@ -1,5 +1,5 @@
 // The tiled QR factorisation on the task-graph library (FR4; docs/design.md §9):
-// the DAG of common/dag.hpp for any elimination tree, run by the generic
+// the DAG of common/qr_dag.hpp for any elimination tree, run by the generic
 // scheduler with the warp kernels of common/kernels/warp (tile 32), and
 // GpuQr's calls on device pointers. A DeviceQr plans once for a shape (builds and uploads
 // the task graph) and factors any number of matrices of that shape.
@@ -40,18 +40,6 @@ struct QrOptions {
 template <typename T>
 struct DeviceQrState;
 
-// Device memory a DeviceQr of an m x n matrix needs besides the caller's
-// matrix, in bytes: its tiles and τ, and the task graph at about 100 bytes
-// per task (header, arguments, counter, ready slot, successors), counting
-// 1.5× the flat tree's Σ_k (p − k)(q − k) tasks to cover the other trees.
-inline double qr_device_bytes(int64_t m, int64_t n, size_t element_bytes) {
-  const int64_t p = gpu::tile_shape.count(m), q = gpu::tile_shape.count(n);
-  double tasks = 0;
-  for (int64_t k = 0; k < p && k < q; ++k) tasks += double(p - k) * double(q - k);
-  const double tile = double(gpu::tile_shape.rows);
-  return double(p) * double(q) * (tile * tile + 2 * tile) * double(element_bytes) + 1.5 * 100.0 * tasks;
-}
-
 // FR4's result: GpuQr's calls (common/gpu/qr_result.hpp) with FR4's
 // executor — the task graph of the chosen tree factors, and applying Q or
 // Qᵀ is itself a task graph of ormqr/tsmqr/ttmqr tasks on B's tiles.
@@ -61,6 +49,10 @@ class DeviceQr : public GpuQr<T> {
   // Plans the factorisation of (m, n) matrices, m, n ≥ 1: builds the tile
   // DAG for options.tree and uploads it with device memory for the tiles.
   DeviceQr(int64_t m, int64_t n, const QrOptions& options = QrOptions{});
+  // Device memory that constructor allocates on the current GPU, in bytes,
+  // exactly: the tiles and τ, and the task graph for options.tree sized by
+  // the executor's launch on this GPU. Throws GpuError without a GPU.
+  static double device_bytes(int64_t m, int64_t n, const QrOptions& options = QrOptions{});
   ~DeviceQr() override;
   DeviceQr(DeviceQr&&) noexcept;
   DeviceQr& operator=(DeviceQr&&) noexcept;

@@ -11,13 +11,13 @@
 #include <map>
 #include <utility>
 
-#include "dag.hpp"
 #include "elimination_tree.hpp"
 #include "errors.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/event_timer.hpp"
 #include "gpu/layout_kernels.cuh"
 #include "gpu/qr_storage.hpp"
+#include "qr_graph.hpp"
 #include "qr_kinds.cuh"
 #include "taskgraph/graph_exec.cuh"
 
@@ -29,6 +29,18 @@ inline void define_qr_kinds(Graph& g) {
   for (const TaskKind k : {TaskKind::geqrt, TaskKind::ormqr, TaskKind::tsqrt, TaskKind::tsmqr,
                            TaskKind::ttqrt, TaskKind::ttmqr})
     g.define_kind(int32_t(k), task_kind_name(k));
+}
+
+// The executor's shape for a DeviceQr<T> with `options`.
+template <typename T>
+ExecOptions qr_exec_options(const QrOptions& options) {
+  ExecOptions e;
+  e.warps_per_block = options.warps_per_block;
+  e.max_blocks = options.max_blocks;
+  e.scratch_bytes_per_warp = qr_scratch_bytes_per_warp<T>();
+  e.trace = options.trace;
+  e.stall_timeout_seconds = options.stall_timeout_seconds;
+  return e;
 }
 
 inline void throw_on_failure(const Status& s, const char* what) {
@@ -47,7 +59,7 @@ struct DeviceQrState {
   int32_t p = 0, q = 0;
   QrOptions options;
   ExecOptions exec_options;
-  std::vector<Task> tasks;  // the factorisation's tasks, in DAG order
+  qr_dag::Shape graph_shape;  // the factorisation's tasks: task t is qr_dag::task_of(graph_shape, t)
   std::unique_ptr<GraphExec<QrKinds<T>>> factor_exec;
   std::map<std::pair<bool, int32_t>, std::unique_ptr<GraphExec<QrKinds<T>>>> apply_execs;
   QrStorage<T> storage;  // tiles and τ
@@ -98,28 +110,21 @@ DeviceQr<T>::DeviceQr(int64_t m, int64_t n, const QrOptions& options) {
   s.p = tile_count(m, gpu::warp_tile);
   s.q = tile_count(n, gpu::warp_tile);
   s.options = options;
-  s.exec_options.warps_per_block = options.warps_per_block;
-  s.exec_options.max_blocks = options.max_blocks;
-  s.exec_options.scratch_bytes_per_warp = qr_scratch_bytes_per_warp<T>();
-  s.exec_options.trace = options.trace;
-  s.exec_options.stall_timeout_seconds = options.stall_timeout_seconds;
-  // Before the graph is built (its host side alone can be large): fail
-  // up front when the GPU cannot hold it all.
-  gpu::ensure_device_memory(qr_device_bytes(m, n, sizeof(T)),
+  s.exec_options = qr_exec_options<T>(options);
+  // Before anything is allocated: fail up front when the GPU cannot hold it all.
+  gpu::ensure_device_memory(device_bytes(m, n, options),
                             "DeviceQr of a " + std::to_string(m) + " x " + std::to_string(n) + " matrix");
-
-  {
-    const Dag dag = build_qr_dag(s.p, s.q, options.tree);
-    Graph g;
-    define_qr_kinds(g);
-    for (const Task& t : dag.tasks) g.add(int32_t(t.kind), QrTaskArgs{t, 1});
-    for (int32_t t = 0; t < dag.num_tasks(); ++t)
-      for (int64_t e = dag.pred_offsets[size_t(t)]; e < dag.pred_offsets[size_t(t) + 1]; ++e)
-        g.add_edge(dag.preds[size_t(e)], t);
-    s.tasks = dag.tasks;
-    s.factor_exec = std::make_unique<GraphExec<QrKinds<T>>>(g, s.exec_options);
-  }
+  s.graph_shape = qr_graph_shape(s.p, s.q, options.tree);
+  s.factor_exec = std::make_unique<GraphExec<QrKinds<T>>>(qr_factor_graph(s.p, s.q, options.tree, Team::warp),
+                                                          s.exec_options);
   s.storage = QrStorage<T>(s.p, s.q);
+}
+
+template <typename T>
+double DeviceQr<T>::device_bytes(int64_t m, int64_t n, const QrOptions& options) {
+  const int64_t p = tile_count(m, gpu::warp_tile), q = tile_count(n, gpu::warp_tile);
+  const int64_t workers = GraphExec<QrKinds<T>>::launch_shape(qr_exec_options<T>(options)).workers;
+  return QrStorage<T>::device_bytes(p, q) + double(qr_graph_device_bytes(p, q, options.tree, workers, options.trace));
 }
 
 template <typename T>
@@ -161,7 +166,7 @@ void DeviceQr<T>::factor(const T* d_a, int64_t lda) {
 }
 
 template <typename T>
-int32_t DeviceQr<T>::task_count() const { return int32_t(state_->tasks.size()); }
+int32_t DeviceQr<T>::task_count() const { return int32_t(state_->graph_shape.num_tasks); }
 template <typename T>
 double DeviceQr<T>::device_seconds() const { return state_->seconds; }
 
@@ -182,7 +187,8 @@ std::vector<TaskRecord> DeviceQr<T>::trace() const {
   for (const TraceEvent& e : events) origin = std::min(origin, e.start_ns);
   out.reserve(events.size());
   for (size_t t = 0; t < events.size(); ++t)
-    out.push_back(TaskRecord{s.tasks[t], events[t].worker, events[t].start_ns - origin, events[t].end_ns - origin});
+    out.push_back(TaskRecord{qr_dag::task_of(s.graph_shape, int64_t(t)), events[t].worker,
+                             events[t].start_ns - origin, events[t].end_ns - origin});
   return out;
 }
 

@@ -33,9 +33,11 @@ tiledqr::Factorization<T> factor_on_gpu(const T* a, int64_t m, int64_t n, int64_
 }  // namespace
 
 int main(int argc, char** argv) {
-  // The device holds the column-major matrix, plus what DeviceQr needs (tiles, τ, the graph).
+  // The device holds the column-major matrix, plus what DeviceQr allocates (tiles, τ, the graph).
   const auto device_bytes = [](int64_t m, int64_t n, size_t element_bytes) {
-    return double(m) * double(n) * double(element_bytes) + tiledqr::gpu::qr_device_bytes(m, n, element_bytes);
+    using namespace tiledqr::gpu;
+    return double(m) * double(n) * double(element_bytes) +
+           (element_bytes == sizeof(float) ? DeviceQr<float>::device_bytes(m, n) : DeviceQr<double>::device_bytes(m, n));
   };
   return tiledqr::gpu::gpu_stage_main(
       argc, argv, "fr4_scheduler", "Tiled QR factorisation as a task graph on the generic GPU scheduler (FR4; any tree)",

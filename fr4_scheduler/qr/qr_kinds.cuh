@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "kernels/warp_binding.cuh"
+#include "qr_graph.hpp"
 #include "task.hpp"
 #include "taskgraph/task_args.hpp"
 #include "taskgraph/task_context.cuh"
@@ -18,13 +19,6 @@ namespace tiledqr::gpu {
 // This header is the QR stage's own (included by fr4_qr_impl.cuh only):
 // the task-graph library's names unqualified.
 using namespace tiledqr::taskgraph;
-
-// One task's arguments: the task of the DAG and, for the update kinds,
-// whether they apply Qᵀ (factorisation, apply_qt) or Q (apply_q).
-struct QrTaskArgs {
-  Task task;
-  int32_t transpose;
-};
 
 // One run's data: the warp binding's tiles and τ (device memory).
 template <typename T>

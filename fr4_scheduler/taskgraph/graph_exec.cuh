@@ -21,9 +21,19 @@ class GraphExec {
   // Uploads `graph`. Throws GraphError (bad graph) or GpuError (no GPU, a
   // failed CUDA call).
   explicit GraphExec(const CompiledGraph& graph, const ExecOptions& options = ExecOptions{})
-      : device_(graph, options, reinterpret_cast<const void*>(&persistent_executor<Kinds>)) {}
+      : device_(graph, options, kernel()) {}
   explicit GraphExec(const Graph& graph, const ExecOptions& options = ExecOptions{})
       : GraphExec(graph.compile(), options) {}
+  // Uploads a graph given in the device layout, chunk by chunk (for graphs
+  // too large to build as a Graph; device_layout.hpp).
+  explicit GraphExec(const LayoutStream& graph, const ExecOptions& options = ExecOptions{})
+      : device_(graph, options, kernel()) {}
+
+  // The launch this executor would make with `options` on the current GPU
+  // (e.g. its worker count, to size the device memory before uploading).
+  static LaunchShape launch_shape(const ExecOptions& options = ExecOptions{}) {
+    return DeviceGraph::plan_launch(options, kernel());
+  }
 
   // Runs every task once and waits (under the watchdog).
   Status run(cudaStream_t stream = 0) { return device_.run(RunParams{}, stream); }
@@ -53,6 +63,8 @@ class GraphExec {
   DeviceGraph& device_graph() { return device_; }
 
  private:
+  static const void* kernel() { return reinterpret_cast<const void*>(&persistent_executor<Kinds>); }
+
   DeviceGraph device_;
 };
 

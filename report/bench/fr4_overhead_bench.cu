@@ -27,6 +27,7 @@
 #include <string>
 #include <vector>
 
+#include "gpu/cuda_check.hpp"
 #include "gpu/event_timer.hpp"
 #include "taskgraph/graph_exec.cuh"
 #include "taskgraph/graph_generators.hpp"
@@ -51,12 +52,7 @@ __global__ void empty_node_kernel(int* words, int task) {
   if (threadIdx.x == 0) words[task] = 1;
 }
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "fr4_overhead_bench: %s: %s\n", what, cudaGetErrorString(e));
-    std::exit(1);
-  }
-}
+using gpu::check;  // a failure throws GpuError; main reports it and exits 1
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
@@ -160,7 +156,7 @@ Measurement time_cuda_graph(const GraphShape& shape, int* words, double build_li
 }  // namespace
 }  // namespace tiledqr::taskgraph
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
   using namespace tiledqr::taskgraph;
   std::string out_path = "fr4_overhead.csv", commit = "unknown";
   double build_limit = 60;
@@ -262,4 +258,7 @@ int main(int argc, char** argv) {
   out << summary.str();
   std::cout << summary.str();
   return out ? 0 : 1;
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "fr4_overhead_bench: %s\n", e.what());
+  return 1;
 }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "checks.hpp"
+#include "dag.hpp"
 #include "fr4_qr.hpp"
 #include "serial_executor.hpp"
 #include "test_seed.hpp"
@@ -90,7 +91,8 @@ struct Shape {
 };
 const Shape kShapes[] = {{1, 1},   {33, 31},  {100, 37}, {37, 100}, {130, 130},
                          {257, 65}, {64, 200}, {500, 96}, {2000, 64}};
-const Tree kTrees[] = {Tree::flat, Tree::binary, Tree::greedy};
+// The hierarchical tree of one domain (all a QrOptions names) eliminates as the flat one.
+const Tree kTrees[] = {Tree::flat, Tree::binary, Tree::greedy, Tree::hierarchical};
 
 // Pass rule: for every tree and shape (ragged, wide, tall), the tiles (R and
 // V) and τ of FR4 are within 1e-13 of FR1's (‖FR4 − FR1‖_F / ‖FR1‖_F), and
@@ -226,6 +228,42 @@ TEST(Fr4QrApi, TooLargeForTheDeviceIsRefusedUpFront) {
   const Residuals r = check_factorization(a.data(), 96, 40, 96, f);
   EXPECT_LT(r.residual, 50);
   EXPECT_LT(r.orthogonality, 50);
+}
+
+// Pass rule: DeviceQr::device_bytes is what the constructor takes from the
+// device: free memory drops by at least that much and by at most the
+// driver's rounding (2 MiB for each of the 13 allocations: 3 for tiles and
+// τ, 10 for the graph), for each tree, with a trace; and the trace has one
+// record per task, record t being task t of build_qr_dag's DAG.
+TEST(Fr4QrApi, DeviceBytesAreWhatIsAllocated) {
+  const uint64_t seed = testing::test_seed("DeviceBytesAreWhatIsAllocated");
+  DeviceQr<float> warm(64, 64);  // loads the executor's module, which takes device memory of its own
+  const int64_t m = 3000, n = 2500;
+  for (const Tree tree : {Tree::flat, Tree::binary, Tree::greedy}) {
+    SCOPED_TRACE(tree_name(tree));
+    QrOptions options;
+    options.tree = tree;
+    options.trace = true;
+    size_t free_before = 0, free_after = 0, total = 0;
+    ASSERT_EQ(cudaMemGetInfo(&free_before, &total), cudaSuccess);
+    DeviceQr<float> qr(m, n, options);
+    ASSERT_EQ(cudaMemGetInfo(&free_after, &total), cudaSuccess);
+    const double used = double(free_before) - double(free_after);
+    const double expected = DeviceQr<float>::device_bytes(m, n, options);
+    EXPECT_GE(used, expected);
+    EXPECT_LE(used, expected + 13 * 2097152.0);
+
+    const std::vector<float> a = random_matrix<float>(m, n, seed);
+    DeviceMatrix<float> d_a(a);
+    qr.factor(d_a.data, m);
+    const Dag dag = build_qr_dag(qr.tile_rows(), qr.tile_cols(), tree);
+    const std::vector<TaskRecord> trace = qr.trace();
+    ASSERT_EQ(trace.size(), dag.tasks.size());
+    ASSERT_EQ(qr.task_count(), dag.num_tasks());
+    int wrong = 0;
+    for (size_t t = 0; t < trace.size(); ++t) wrong += trace[t].task == dag.tasks[t] ? 0 : 1;
+    EXPECT_EQ(wrong, 0);
+  }
 }
 
 }  // namespace

@@ -31,11 +31,16 @@ struct StageDescription {
   // empty: the kernels are the --backend option's. A stage with its own
   // kernels rejects --backend and --inner-block.
   std::string own_kernels;
-  // Called once the matrix's size is known and fits in host memory, before
-  // it is made: throws (GpuError for a GPU stage) when an m x n
-  // factorisation with elements of this many bytes cannot fit, so a request
-  // too large for the device fails before any work.
-  std::function<void(int64_t m, int64_t n, size_t element_bytes)> check_memory;
+  // Called once the matrix's size is known and the options are chosen
+  // (tile, tree), before the host-memory check and before A is made: throws
+  // (GpuError for a GPU stage) when an m x n factorisation with elements of
+  // this many bytes cannot fit on the device, so a request too large for the
+  // device fails first and as such (exit 4), whatever the host has.
+  std::function<void(int64_t m, int64_t n, size_t element_bytes, const Options& options)> check_memory;
+  // The host memory the stage's schedule takes for an m x n factorisation
+  // (a GPU stage: what it builds on the host to plan the device's work);
+  // empty: the CPU stages' task grid or DAG, as qr_memory_need counts it.
+  std::function<double(int64_t m, int64_t n, const Options& options)> host_schedule_bytes;
   // The tree used when --tree is not given; empty means flat (the seed's).
   std::function<Tree(int64_t m, int64_t n, int tile, int threads)> default_tree;
   // Extra lines of --version (a GPU stage's CUDA runtime, driver and cuSOLVER

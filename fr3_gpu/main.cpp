@@ -32,5 +32,8 @@ tiledqr::Factorization<T> factor_on_gpu(const T* a, int64_t m, int64_t n, int64_
 int main(int argc, char** argv) {
   return tiledqr::gpu::gpu_stage_main(
       argc, argv, "fr3_gpu", "Tiled QR factorisation on the GPU (FR3: scheduler warp + executor warps, seed 000 II.D)",
-      tiledqr::gpu::factor_device_bytes, factor_on_gpu<double>, factor_on_gpu<float>);
+      [](int64_t m, int64_t n, size_t element_bytes, const tiledqr::Options&) {
+        return tiledqr::gpu::factor_device_bytes(m, n, element_bytes);  // tile 32, flat tree: nothing else to choose
+      },
+      factor_on_gpu<double>, factor_on_gpu<float>);
 }

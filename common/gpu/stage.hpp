@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 
@@ -17,16 +18,17 @@
 
 namespace tiledqr::gpu {
 
-// `device_bytes(m, n, element_bytes)`: what the program needs on the device.
+// `device_bytes(m, n, element_bytes, options)`: what the program needs on
+// the device for an m x n factorisation with these options.
 template <typename DeviceBytes>
 StageDescription gpu_stage(const std::string& name, const std::string& summary, DeviceBytes device_bytes) {
   StageDescription stage;
   stage.name = name;
   stage.summary = summary;
   stage.own_kernels = "gpu-warp";  // common/kernels/warp
-  stage.check_memory = [name, device_bytes](int64_t m, int64_t n, size_t element_bytes) {
+  stage.check_memory = [name, device_bytes](int64_t m, int64_t n, size_t element_bytes, const Options& options) {
     if (!device_available()) return;  // the factor call says so
-    ensure_device_memory(device_bytes(m, n, element_bytes),
+    ensure_device_memory(device_bytes(m, n, element_bytes, options),
                          name + " on a " + std::to_string(m) + " x " + std::to_string(n) + " matrix");
   };
   stage.device = device_available() ? device_name() : "none";
@@ -36,14 +38,17 @@ StageDescription gpu_stage(const std::string& name, const std::string& summary, 
 
 // A GPU stage program's main: the architecture check, then stage_main with
 // the stage's factor function for each precision.
+// `host_schedule_bytes`: StageDescription's (empty: the CPU stages' count).
 template <typename DeviceBytes>
 int gpu_stage_main(int argc, char** argv, const std::string& name, const std::string& summary,
                    DeviceBytes device_bytes, FactorFunction<double> factor_double,
-                   FactorFunction<float> factor_float) {
+                   FactorFunction<float> factor_float,
+                   std::function<double(int64_t m, int64_t n, const Options& options)> host_schedule_bytes = {}) {
   if (const int code = start_up_architecture_check(name.c_str())) return code;
   StageDescription stage = gpu_stage(name, summary, device_bytes);
   stage.factor_double = std::move(factor_double);
   stage.factor_float = std::move(factor_float);
+  stage.host_schedule_bytes = std::move(host_schedule_bytes);
   return stage_main(argc, argv, stage);
 }
 

@@ -5,6 +5,7 @@
 #include "qr_graph.hpp"
 
 #include <algorithm>
+#include <cstddef>
 #include <cstring>
 #include <memory>
 #include <stdexcept>
@@ -54,6 +55,11 @@ taskgraph::TaskArgs task_args(const Task& t) {
   return taskgraph::TaskArgs::of(a);
 }
 
+// Sets the tile column j of the task in an argument block of task_args.
+void set_column(taskgraph::TaskArgs& args, int32_t j) {
+  std::memcpy(args.bytes + offsetof(QrTaskArgs, task) + offsetof(Task, j), &j, sizeof j);
+}
+
 // Writes the chunks of one graph into the consumer's buffers.
 class ChunkWriter {
  public:
@@ -77,19 +83,28 @@ class ChunkWriter {
   void eliminate(int32_t k, int32_t e, const ElimIds& ids) {
     const int64_t c = shape_.q - k;
     const Task factor = qr_dag::task_at(shape_, qr_dag::Coord{k, e, 0});
-    Task update = c > 1 ? qr_dag::task_at(shape_, qr_dag::Coord{k, e, 1}) : factor;
+    const Task update = c > 1 ? qr_dag::task_at(shape_, qr_dag::Coord{k, e, 1}) : factor;
+    // The argument blocks, built once: the updates differ only in the column.
+    const taskgraph::TaskArgs factor_args = task_args(factor);
+    taskgraph::TaskArgs update_args = task_args(update);
     for (int64_t u = 0; u < c; ++u) {
       uint32_t* list = begin_task(u == 0 ? (c - 1) + (ids.next >= 0) : (ids.next >= 0) + (ids.below >= 0));
       int32_t degree = 0;
-      if (u == 0) {
+      if (u == 0) {  // its updates, then the next elimination on its row
         for (int64_t v = 1; v < c; ++v) list[degree++] = uint32_t(ids.self + v);
-        if (ids.next >= 0) list[degree++] = uint32_t(ids.next);
+        sort_by_priority(list, degree);
+        if (ids.next >= 0) insert_by_priority(list, degree++, uint32_t(ids.next));
       } else {
         if (ids.next >= 0) list[degree++] = uint32_t(ids.next + u);
         if (ids.below >= 0) list[degree++] = uint32_t(ids.below + u);
+        sort_by_priority(list, degree);
       }
-      update.j = int32_t(k + u);
-      end_task(u == 0 ? factor : update, list, degree);
+      if (u == 0) {
+        end_task(factor.kind, factor_args, list, degree);
+      } else {
+        set_column(update_args, int32_t(k + u));
+        end_task(update.kind, update_args, list, degree);
+      }
     }
   }
 
@@ -102,21 +117,34 @@ class ChunkWriter {
     return buffers_.succs + edges_;
   }
 
-  // The task's successors sorted as Graph::compile() sorts them (priority
-  // high to low, then id), as entries; its header and arguments.
-  void end_task(const Task& task, uint32_t* list, int32_t degree) {
-    const int32_t* priority = priority_;
-    const auto before = [priority](uint32_t a, uint32_t b) {
-      return priority[a] != priority[b] ? priority[a] > priority[b] : a < b;
-    };
-    // The updates of a factor task usually come in this order already.
-    if (!std::is_sorted(list, list + degree, before)) std::sort(list, list + degree, before);
+  // Whether task a comes before task b in a successor list: the order of
+  // Graph::compile() (priority high to low, then id).
+  bool before(uint32_t a, uint32_t b) const {
+    return priority_[a] != priority_[b] ? priority_[a] > priority_[b] : a < b;
+  }
+
+  // A factor task's updates usually come in priority order already (one
+  // less a column), so this is mostly the one pass that checks it.
+  void sort_by_priority(uint32_t* list, int32_t n) const {
+    const auto order = [this](uint32_t a, uint32_t b) { return before(a, b); };
+    if (!std::is_sorted(list, list + n, order)) std::sort(list, list + n, order);
+  }
+
+  // `task` into list[0 .. n] in order, list[0 .. n) being sorted.
+  void insert_by_priority(uint32_t* list, int32_t n, uint32_t task) const {
+    uint32_t* at = std::upper_bound(list, list + n, task, [this](uint32_t a, uint32_t b) { return before(a, b); });
+    std::memmove(at + 1, at, size_t(list + n - at) * sizeof(uint32_t));
+    *at = task;
+  }
+
+  // The task, its successors in `list` already ordered: entries, header, arguments.
+  void end_task(TaskKind kind, const taskgraph::TaskArgs& args, uint32_t* list, int32_t degree) {
     for (int32_t s = 0; s < degree; ++s) list[s] = taskgraph::successor_entry(int32_t(list[s]), count_[list[s]]);
     const int64_t id = first_task_ + tasks_;
-    buffers_.headers[tasks_] = taskgraph::make_task_header(int32_t(task.kind), team_, count_[id],
+    buffers_.headers[tasks_] = taskgraph::make_task_header(int32_t(kind), team_, count_[id],
                                                            int32_t(first_edge_ + edges_), degree,
                                                            degree > 0 ? list[0] : 0u);
-    buffers_.args[tasks_] = task_args(task);
+    buffers_.args[tasks_] = args;
     ++tasks_;
     edges_ += degree;
   }

@@ -43,11 +43,11 @@ qr_dag::Shape qr_graph_shape(int64_t p, int64_t q, Tree tree);
 // edges than the executor's 32-bit ids hold, or its arrays need more than
 // host_memory_limit bytes (0: the machine's physical memory).
 taskgraph::LayoutStream qr_factor_graph(int64_t p, int64_t q, Tree tree, taskgraph::Team team,
-                                        int32_t chunk_tasks = 1 << 20, uint64_t host_memory_limit = 0);
+                                        int32_t chunk_tasks = 1 << 16, uint64_t host_memory_limit = 0);
 
 // Host bytes the graph takes while a DeviceGraph uploads it: the stream's
 // predecessor counts and priorities and the chunk buffers.
-uint64_t qr_graph_host_bytes(int64_t p, int64_t q, Tree tree, int32_t chunk_tasks = 1 << 20);
+uint64_t qr_graph_host_bytes(int64_t p, int64_t q, Tree tree, int32_t chunk_tasks = 1 << 16);
 
 // Device bytes a DeviceGraph of qr_factor_graph(p, q, tree, …) allocates
 // with `workers` warps (taskgraph::device_graph_arrays), computed from the

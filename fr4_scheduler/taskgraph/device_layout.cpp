@@ -110,16 +110,16 @@ void ChunkChecker::check(const LayoutChunk& c) {
   int64_t edge = c.first_edge;
   for (int32_t k = 0; k < c.task_count; ++k) {
     const TaskHeader& h = c.headers[k];
-    const std::string task = "task " + std::to_string(c.first_task + k);
+    const auto task = [&c, k] { return "task " + std::to_string(c.first_task + k); };  // for messages only
     if (h.team > uint8_t(Team::block) || (h.team == uint8_t(Team::block) && !stream_.has_block_tasks))
-      fail(task + " has team " + std::to_string(h.team) + (stream_.has_block_tasks ? "" : " in a graph of warp tasks"));
+      fail(task() + " has team " + std::to_string(h.team) + (stream_.has_block_tasks ? "" : " in a graph of warp tasks"));
     if (h.pred_count < 0 || h.succ_count < 0 || h.succ_begin != edge)
-      fail(task + ": successors from " + std::to_string(h.succ_begin) + " (expected " + std::to_string(edge) +
+      fail(task() + ": successors from " + std::to_string(h.succ_begin) + " (expected " + std::to_string(edge) +
            "), " + std::to_string(h.succ_count) + " of them, " + std::to_string(h.pred_count) + " predecessors");
     edge += h.succ_count;
-    if (edge > c.first_edge + c.edge_count) fail(task + "'s successors run past the chunk's entries");
+    if (edge > c.first_edge + c.edge_count) fail(task() + "'s successors run past the chunk's entries");
     const uint32_t expected_first = h.succ_count > 0 ? c.succs[h.succ_begin - c.first_edge] : 0u;
-    if (h.first_succ != expected_first) fail(task + "'s first_succ is not its first successor entry");
+    if (h.first_succ != expected_first) fail(task() + "'s first_succ is not its first successor entry");
   }
   if (edge != c.first_edge + c.edge_count) fail("successor entries that belong to no task");
   for (int64_t e = 0; e < c.edge_count; ++e)

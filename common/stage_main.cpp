@@ -158,9 +158,11 @@ int run(const StageConfig& config, const StageOutputs& outputs, const StageDescr
   DenseMatrix<T> a;
   std::string source;
   Options options = config.options;
-  // Tile clamped to the matrix (CPU kernels) or chosen by the stage, the
-  // tree chosen, the device's memory (GPU stages), then the whole run's
-  // memory against the host's limits.
+  // Tile clamped to the matrix (CPU kernels) or chosen by the stage, and
+  // the tree chosen; then the device's memory (a GPU stage), then the whole
+  // run's host memory against the limits. The device comes first: a GPU
+  // stage's matrix lives on the device, and a request too large for it is
+  // that, whatever the host could hold.
   std::string kernels = stage.own_kernels.empty() ? backend_name(options.backend) : stage.own_kernels;
   auto plan = [&](int64_t m, int64_t n) {
     if (stage.own_kernels.empty()) options.tile = clamp_tile(options.tile, m, n);
@@ -173,8 +175,11 @@ int run(const StageConfig& config, const StageOutputs& outputs, const StageDescr
     if (!config.tree_given && stage.default_tree)
       options.tree = stage.default_tree(m, n, options.tile, options.threads);
     if (stage.check_memory) stage.check_memory(m, n, sizeof(T), options);
-    ensure_memory(qr_memory_need(m, n, options, sizeof(T), !config.input.empty()), options.threads,
-                  "a " + std::to_string(m) + " x " + std::to_string(n) + " factorisation");
+  };
+  auto ensure_host_memory = [&](int64_t m, int64_t n) {
+    QrMemoryNeed need = qr_memory_need(m, n, options, sizeof(T), !config.input.empty());
+    if (stage.host_schedule_bytes) need.schedule = stage.host_schedule_bytes(m, n, options);
+    ensure_memory(need, options.threads, "a " + std::to_string(m) + " x " + std::to_string(n) + " factorisation");
   };
   if (!config.input.empty()) {
     {
@@ -184,12 +189,14 @@ int run(const StageConfig& config, const StageOutputs& outputs, const StageDescr
     if (a.rows < 1 || a.cols < 1)
       throw InputError(config.input + ": matrix is " + std::to_string(a.rows) + "x" +
                        std::to_string(a.cols) + "; need at least 1x1");
-    check_finite(a, config.input, config.allow_nonfinite);
     plan(a.rows, a.cols);
+    check_finite(a, config.input, config.allow_nonfinite);
+    ensure_host_memory(a.rows, a.cols);
     source = config.input;
   } else {
     checked_elements({config.m, config.n}, sizeof(T), "the matrix");
     plan(config.m, config.n);
+    ensure_host_memory(config.m, config.n);
     a = random_matrix<T>(config.m, config.n, config.seed);
     source = "random, seed " + std::to_string(config.seed);
   }

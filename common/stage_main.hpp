@@ -47,14 +47,16 @@ struct StageDescription {
     std::string kernels;
   };
   std::function<Tiles(int64_t m, int64_t n, const Options& options, bool single_precision)> choose_tiles;
-  // Called once the matrix's size is known and fits in host memory, before
-  // it is made: throws (GpuError for a GPU stage) when an m x n
-  // factorisation with elements of this many bytes cannot fit, so a request
-  // too large for the device fails before any work.
-  // `options` are the run's, with the tile chosen (choose_tiles). A GPU
-  // stage's device is checked before the host's memory: the device is what
-  // a GPU run lacks first.
+  // Called once the matrix's size is known and the options are chosen
+  // (tile, tree), before the host-memory check and before A is made: throws
+  // (GpuError for a GPU stage) when an m x n factorisation with elements of
+  // this many bytes cannot fit on the device, so a request too large for the
+  // device fails first and as such (exit 4), whatever the host has.
   std::function<void(int64_t m, int64_t n, size_t element_bytes, const Options& options)> check_memory;
+  // The host memory the stage's schedule takes for an m x n factorisation
+  // (a GPU stage: what it builds on the host to plan the device's work);
+  // empty: the CPU stages' task grid or DAG, as qr_memory_need counts it.
+  std::function<double(int64_t m, int64_t n, const Options& options)> host_schedule_bytes;
   // The tree used when --tree is not given; empty means flat (the seed's).
   std::function<Tree(int64_t m, int64_t n, int tile, int threads)> default_tree;
   // Extra lines of --version (a GPU stage's CUDA runtime, driver and cuSOLVER

@@ -21,6 +21,12 @@ struct QrStorage {
   DeviceBuffer<T> t_local;  // p·q blocks of factor_elements: geqrt's on tile (i, k) at (i + k·p)·factor_elements
   DeviceBuffer<T> t_merge;  // the same for the tsqrt/ttqrt merging tile (i, k)
 
+  // The bytes the constructor allocates for p×q tiles of `tile` (ib as there).
+  static double device_bytes(int64_t p, int64_t q, int32_t tile, int32_t ib) {
+    const double per_tile = double(tile) * tile + 2.0 * double(ib > 0 ? int64_t(ib) * tile : int64_t(tile));
+    return double(p) * double(q) * per_tile * double(sizeof(T));
+  }
+
   QrStorage() = default;
   // Tiles of b; ib = 0: τ per tile (the warp kernels), else T (ib, b) per tile.
   QrStorage(int32_t p, int32_t q, int32_t tile, int32_t ib)

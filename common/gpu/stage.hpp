@@ -19,7 +19,7 @@
 namespace tiledqr::gpu {
 
 // `device_bytes(m, n, element_bytes, options)`: what the program needs on
-// the device.
+// the device for an m x n factorisation with these options.
 template <typename DeviceBytes>
 StageDescription gpu_stage(const std::string& name, const std::string& summary, DeviceBytes device_bytes) {
   StageDescription stage;

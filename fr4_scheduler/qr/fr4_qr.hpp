@@ -1,5 +1,5 @@
 // The tiled QR factorisation on the task-graph library (FR4; docs/design.md §8):
-// the DAG of common/dag.hpp for any elimination tree, run by the generic
+// the DAG of common/qr_dag.hpp (the closed form) for any elimination tree, run by the generic
 // scheduler with the warp kernels of common/kernels/warp (tile 32, a warp a
 // task) or the block kernels of common/kernels/block (tiles of 64, 128 or
 // 256, a thread block a task, the FP64 tensor cores for double), and
@@ -52,20 +52,6 @@ Fr4Tiles fr4_tiles(int64_t m, int64_t n, bool single_precision, const Options& o
 // tall matrices, whose tile columns would otherwise be long chains.
 Tree fr4_tree_choice(int64_t m, int64_t n, int tile);
 
-// Device memory an Fr4Factorization of an m x n matrix with these tiles
-// needs besides the caller's matrix, in bytes: its tiles and T factors,
-// and the task graph at about 100 bytes per task (header, arguments,
-// counter, ready slot, successors), counting 1.5× the flat tree's
-// Σ_k (p − k)(q − k) tasks to cover the other trees.
-inline double qr_device_bytes(int64_t m, int64_t n, size_t element_bytes, const Fr4Tiles& tiles = Fr4Tiles{}) {
-  const int64_t b = tiles.tile;
-  const int64_t p = (m + b - 1) / b, q = (n + b - 1) / b;
-  double tasks = 0;
-  for (int64_t k = 0; k < p && k < q; ++k) tasks += double(p - k) * double(q - k);
-  const double per_tile = double(b) * double(b) + 2.0 * double(tiles.inner_block > 0 ? tiles.inner_block * b : b);
-  return double(p) * double(q) * per_tile * double(element_bytes) + 1.5 * 100.0 * tasks;
-}
-
 // The task-graph executor's result: DeviceFactorization's calls
 // (common/gpu/qr_result.hpp) with this executor — the task graph of the
 // chosen tree factors, and applying Q or Qᵀ is itself a task graph of
@@ -81,6 +67,13 @@ class Fr4Factorization : public DeviceFactorization<T> {
   ~Fr4Factorization() override;
   Fr4Factorization(Fr4Factorization&&) noexcept;
   Fr4Factorization& operator=(Fr4Factorization&&) noexcept;
+  // Device memory that constructor allocates on the current GPU, in bytes:
+  // the tiles and T factors, and the task graph for options.tree sized by
+  // the executor's launch on this GPU — exactly, for tile 32; for the block
+  // tiles the ready slots are counted for as many workers as warps (a
+  // worker is a block there), a few kB over. Throws GpuError without a
+  // GPU, InputError for tiles fr4_tiles refuses.
+  static double device_bytes(int64_t m, int64_t n, const Options& options = Options{});
 
   // Factors A (m, n), col-major in device memory, lda ≥ m (A is not changed).
   void factor(const T* d_a, int64_t lda) override;

@@ -68,12 +68,21 @@ Fr4Factorization<T>::Fr4Factorization(int64_t m, int64_t n, const Options& optio
   s.options = options;
   s.options.tile = tiles.tile;
   s.options.inner_block = tiles.inner_block;
-  // Before the graph is built (its host side alone can be large): fail
-  // up front when the GPU cannot hold it all.
-  gpu::ensure_device_memory(qr_device_bytes(m, n, sizeof(T), tiles),
+  // Before anything is allocated: fail up front when the GPU cannot hold it all.
+  gpu::ensure_device_memory(device_bytes(m, n, s.options),
                             "the task-graph GPU factorisation of a " + std::to_string(m) + " x " + std::to_string(n) + " matrix");
   s.runner = make_runner<T>(tiles, s.p, s.q, s.options);
   s.storage = QrStorage<T>(s.p, s.q, tiles.tile, tiles.inner_block);
+}
+
+template <typename T>
+double Fr4Factorization<T>::device_bytes(int64_t m, int64_t n, const Options& options) {
+  const Fr4Tiles tiles = fr4_tiles(m, n, sizeof(T) == sizeof(float), options);
+  const int64_t p = tile_count(m, tiles.tile), q = tile_count(n, tiles.tile);
+  // The warp executor's workers; the block executor has fewer (one a block).
+  const int64_t workers = GraphExec<QrKinds<T>>::launch_shape(warp_exec_options<T>(options)).workers;
+  return QrStorage<T>::device_bytes(p, q, tiles.tile, tiles.inner_block) +
+         double(qr_graph_device_bytes(p, q, options.tree, workers, options.trace));
 }
 
 template <typename T>
@@ -114,7 +123,7 @@ void Fr4Factorization<T>::factor(const T* d_a, int64_t lda) {
 }
 
 template <typename T>
-int32_t Fr4Factorization<T>::task_count() const { return int32_t(state_->runner->tasks().size()); }
+int32_t Fr4Factorization<T>::task_count() const { return int32_t(state_->runner->graph_shape().num_tasks); }
 template <typename T>
 Fr4Tiles Fr4Factorization<T>::tiles() const { return state_->tiles; }
 template <typename T>
@@ -132,13 +141,14 @@ std::vector<TaskRecord> Fr4Factorization<T>::trace() const {
   const Fr4FactorizationState<T>& s = *state_;
   std::vector<TaskRecord> out;
   const std::vector<TraceEvent> events = s.runner->trace();
-  const std::vector<Task>& tasks = s.runner->tasks();
+  const qr_dag::Shape& shape = s.runner->graph_shape();
   if (events.empty()) return out;
   int64_t origin = events.front().start_ns;
   for (const TraceEvent& e : events) origin = std::min(origin, e.start_ns);
   out.reserve(events.size());
   for (size_t t = 0; t < events.size(); ++t)
-    out.push_back(TaskRecord{tasks[t], events[t].worker, events[t].start_ns - origin, events[t].end_ns - origin});
+    out.push_back(TaskRecord{qr_dag::task_of(shape, int64_t(t)), events[t].worker, events[t].start_ns - origin,
+                             events[t].end_ns - origin});
   return out;
 }
 

@@ -1,5 +1,6 @@
 // What the task-graph QR runs for one choice of tile kernels: the
-// factorisation's task graph and the graphs applying Q or Qᵀ, uploaded
+// factorisation's task graph (from the closed form, qr_graph.hpp) and the
+// graphs applying Q or Qᵀ, uploaded
 // for one kinds type — the warp kinds (tiles of 32) or the block kinds of
 // one tile NB and inner block IB (docs/design.md §8). Fr4Factorization
 // holds one behind Fr4Runner<T>; each block configuration is instantiated
@@ -12,11 +13,11 @@
 #include <utility>
 #include <vector>
 
-#include "dag.hpp"
 #include "elimination_tree.hpp"
 #include "errors.hpp"
 #include "gpu/qr_storage.hpp"
 #include "options.hpp"
+#include "qr_graph.hpp"
 #include "qr_kinds.cuh"
 #include "taskgraph/graph_exec.cuh"
 
@@ -28,19 +29,6 @@ inline void define_qr_kinds(Graph& g, Team team) {
   for (const TaskKind k : {TaskKind::geqrt, TaskKind::ormqr, TaskKind::tsqrt, TaskKind::tsmqr,
                            TaskKind::ttqrt, TaskKind::ttmqr})
     g.define_kind(int32_t(k), task_kind_name(k), team);
-}
-
-// The factorisation's graph: build_qr_dag's tasks (in its order) and edges.
-inline Graph qr_factor_graph(int32_t p, int32_t q, Tree tree, Team team, std::vector<Task>& tasks) {
-  const Dag dag = build_qr_dag(p, q, tree);
-  Graph g;
-  define_qr_kinds(g, team);
-  for (const Task& t : dag.tasks) g.add(int32_t(t.kind), QrTaskArgs{t, 1});
-  for (int32_t t = 0; t < dag.num_tasks(); ++t)
-    for (int64_t e = dag.pred_offsets[size_t(t)]; e < dag.pred_offsets[size_t(t) + 1]; ++e)
-      g.add_edge(dag.preds[size_t(e)], t);
-  tasks = dag.tasks;
-  return g;
 }
 
 // The graph applying Qᵀ (transpose) or Q to `column_tiles` tile columns of
@@ -86,8 +74,9 @@ class Fr4Runner {
   // Applies Qᵀ (transpose) or Q to c_tiles (p·column_tiles tiles) and waits.
   virtual Status apply(const QrStorage<T>& storage, bool transpose, T* c_tiles, int32_t column_tiles) = 0;
   virtual std::vector<TraceEvent> trace() const = 0;
-  // The factorisation's tasks, in the graph's order.
-  virtual const std::vector<Task>& tasks() const = 0;
+  // The factorisation's DAG in closed form: task t of the graph is
+  // qr_dag::task_of(graph_shape(), t).
+  virtual const qr_dag::Shape& graph_shape() const = 0;
   virtual const LaunchShape& shape() const = 0;
 };
 
@@ -97,8 +86,8 @@ template <typename T, class Kinds, class Params>
 class Fr4RunnerOf final : public Fr4Runner<T> {
  public:
   Fr4RunnerOf(int32_t p, int32_t q, Tree tree, Team team, const ExecOptions& exec)
-      : p_(p), q_(q), tree_(tree), team_(team), exec_(exec),
-        factor_(std::make_unique<GraphExec<Kinds>>(qr_detail::qr_factor_graph(p, q, tree, team, tasks_), exec)) {}
+      : p_(p), q_(q), tree_(tree), team_(team), exec_(exec), shape_(qr_graph_shape(p, q, tree)),
+        factor_(std::make_unique<GraphExec<Kinds>>(qr_factor_graph(p, q, tree, team), exec)) {}
 
   Status launch(const QrStorage<T>& storage, cudaStream_t stream) override {
     return factor_->launch(params(storage, storage.tiles.get()), stream);
@@ -112,7 +101,7 @@ class Fr4RunnerOf final : public Fr4Runner<T> {
     return slot->run(params(storage, c_tiles));
   }
   std::vector<TraceEvent> trace() const override { return factor_->trace(); }
-  const std::vector<Task>& tasks() const override { return tasks_; }
+  const qr_dag::Shape& graph_shape() const override { return shape_; }
   const LaunchShape& shape() const override { return factor_->shape(); }
 
  private:
@@ -125,7 +114,7 @@ class Fr4RunnerOf final : public Fr4Runner<T> {
   Tree tree_;
   Team team_;
   ExecOptions exec_;
-  std::vector<Task> tasks_;
+  qr_dag::Shape shape_;
   std::unique_ptr<GraphExec<Kinds>> factor_;
   std::map<std::pair<bool, int32_t>, std::unique_ptr<GraphExec<Kinds>>> apply_;
 };

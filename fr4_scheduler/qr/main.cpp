@@ -12,7 +12,10 @@
 #include "gpu/cuda_check.hpp"
 #include "gpu/stage.hpp"
 #include "nvtx_range.hpp"
+#include "qr_graph.hpp"
+#include "size_check.hpp"
 #include "stage_main.hpp"
+#include "taskgraph/executor_params.hpp"
 
 namespace {
 
@@ -40,15 +43,26 @@ int main(int argc, char** argv) {
     return StageDescription::Tiles{t.tile, t.inner_block, t.tile == 32 ? "gpu-warp" : "gpu-block"};
   };
   // The device holds the column-major matrix, plus what Fr4Factorization
-  // needs (tiles, T factors, the graph) for the tiles chosen.
+  // allocates (tiles, T factors, the graph) for the tiles and tree chosen.
   const auto device_bytes = [](int64_t m, int64_t n, size_t element_bytes, const Options& options) {
-    const gpu::Fr4Tiles t{options.tile, options.inner_block};
-    return double(m) * double(n) * double(element_bytes) + gpu::qr_device_bytes(m, n, element_bytes, t);
+    return double(m) * double(n) * double(element_bytes) +
+           (element_bytes == sizeof(float) ? gpu::Fr4Factorization<float>::device_bytes(m, n, options)
+                                           : gpu::Fr4Factorization<double>::device_bytes(m, n, options));
+  };
+  // The host builds the graph from the closed form (predecessor counts,
+  // priorities, the upload's chunk buffers) and, with --trace, keeps a
+  // trace event and two task records (the trace, its copy in the result) a task.
+  const auto host_schedule_bytes = [](int64_t m, int64_t n, const Options& options) {
+    const int32_t p = tile_count(m, options.tile), q = tile_count(n, options.tile);
+    const double tasks = double(gpu::qr_graph_shape(p, q, options.tree).num_tasks);
+    const double trace = options.trace ? tasks * double(sizeof(taskgraph::TraceEvent) + 2 * sizeof(TaskRecord)) : 0;
+    return double(gpu::qr_graph_host_bytes(p, q, options.tree)) + trace;
   };
   return gpu::gpu_stage_main(argc, argv, "fr4_scheduler",
                              "Tiled QR factorisation as a task graph on the generic GPU scheduler (any tree)",
                              device_bytes, factor_on_gpu<double>, factor_on_gpu<float>, [&](StageDescription& stage) {
                                stage.choose_tiles = choose_tiles;
+                               stage.host_schedule_bytes = host_schedule_bytes;
                                stage.default_tree = [](int64_t m, int64_t n, int tile, int) {
                                  return gpu::fr4_tree_choice(m, n, tile);
                                };

@@ -25,6 +25,16 @@ class GraphExec {
       : device_(checked(graph), with_worker_shape(options), kernel()) {}
   explicit GraphExec(const Graph& graph, const ExecOptions& options = ExecOptions{})
       : GraphExec(graph.compile(), options) {}
+  // Uploads a graph given in the device layout, chunk by chunk (for graphs
+  // too large to build as a Graph; device_layout.hpp).
+  explicit GraphExec(const LayoutStream& graph, const ExecOptions& options = ExecOptions{})
+      : device_(graph, with_worker_shape(options), kernel()) {}
+
+  // The launch this executor would make with `options` on the current GPU
+  // (e.g. its worker count, to size the device memory before uploading).
+  static LaunchShape launch_shape(const ExecOptions& options = ExecOptions{}) {
+    return DeviceGraph::plan_launch(with_worker_shape(options), kernel());
+  }
 
   // Runs every task once and waits (under the watchdog).
   Status run(cudaStream_t stream = 0) { return device_.run(RunParams{}, stream); }

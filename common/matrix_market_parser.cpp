@@ -200,6 +200,17 @@ class Parser {
     return false;
   }
 
+  // values[k] where `word` is names[k] (any case); else fails with
+  // "<what> '<word>' is not supported (<supported>)".
+  template <typename E, size_t N>
+  E keyword(std::string_view word, const char* what, const char* const (&names)[N], const E (&values)[N],
+            const char* supported) const {
+    const std::string lowered = lower(word);
+    for (size_t k = 0; k < N; ++k)
+      if (lowered == names[k]) return values[k];
+    fail(std::string(what) + " " + quote(word) + " is not supported (" + supported + ")");
+  }
+
   void read_banner() {
     if (!next_line()) fail_at(1, "file is empty");
     if (fields_.empty() || lower(fields_[0]) != "%%matrixmarket") {
@@ -210,40 +221,17 @@ class Parser {
            std::to_string(fields_.size() - 1) + " words)");
     }
     const std::string object = lower(fields_[1]);
-    const std::string format = lower(fields_[2]);
     const std::string field = lower(fields_[3]);
-    const std::string symmetry = lower(fields_[4]);
 
     if (object != "matrix") fail("object " + quote(fields_[1]) + " is not supported (matrix only)");
 
-    if (format == "array") {
-      format_ = Format::array;
-    } else if (format == "coordinate") {
-      format_ = Format::coordinate;
-    } else {
-      fail("format " + quote(fields_[2]) + " is not supported (array or coordinate only)");
-    }
-
-    if (field == "real") {
-      field_ = Field::real;
-    } else if (field == "integer") {
-      field_ = Field::integer;
-    } else if (field == "pattern") {
-      fail("pattern matrices are not supported (real or integer only)");
-    } else {
-      fail("field " + quote(fields_[3]) + " is not supported (real or integer only)");
-    }
-
-    if (symmetry == "general") {
-      symmetry_ = Symmetry::general;
-    } else if (symmetry == "symmetric") {
-      symmetry_ = Symmetry::symmetric;
-    } else if (symmetry == "skew-symmetric") {
-      symmetry_ = Symmetry::skew;
-    } else {
-      fail("symmetry " + quote(fields_[4]) +
-           " is not supported (general, symmetric or skew-symmetric only)");
-    }
+    format_ = keyword(fields_[2], "format", {"array", "coordinate"}, {Format::array, Format::coordinate},
+                      "array or coordinate only");
+    if (field == "pattern") fail("pattern matrices are not supported (real or integer only)");
+    field_ = keyword(fields_[3], "field", {"real", "integer"}, {Field::real, Field::integer}, "real or integer only");
+    symmetry_ = keyword(fields_[4], "symmetry", {"general", "symmetric", "skew-symmetric"},
+                        {Symmetry::general, Symmetry::symmetric, Symmetry::skew},
+                        "general, symmetric or skew-symmetric only");
   }
 
   void read_size_line() {

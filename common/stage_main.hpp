@@ -42,7 +42,7 @@ struct StageDescription {
   // factorisation with elements of this many bytes cannot fit, so a request
   // too large for the device fails before any work.
   std::function<void(int64_t m, int64_t n, size_t element_bytes)> check_memory;
-  // The tree used when --tree is not given; empty means flat (the seed's).
+  // The tree used when --tree is not given; empty means flat.
   std::function<Tree(int64_t m, int64_t n, int tile, int threads)> default_tree;
   // Extra lines of --version (a GPU stage's CUDA runtime, driver and cuSOLVER
   // versions); none when empty.

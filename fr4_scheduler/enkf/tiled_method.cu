@@ -1,6 +1,7 @@
-// The "tiled" method: seed 002's row-block × column-block tasks and a
-// reduction (tiled_plan.hpp), run as one FR4 task graph through the
-// scheduler's public API (Graph, GraphExec, params_of, scratch_of).
+// The "tiled" method: the row-block × column-block tasks of the EnKF report
+// ("ECE 408 final report") and a reduction (tiled_plan.hpp), run as one task
+// graph through the scheduler's public API (Graph, GraphExec, params_of,
+// scratch_of).
 #include <cuda_runtime.h>
 
 #include "gpu_methods.hpp"

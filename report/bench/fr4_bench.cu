@@ -1,4 +1,4 @@
-// FR4 for the benchmark driver (issue 5): the tiled QR task graph of
+// FR4 for the benchmark driver: the tiled QR task graph of
 // c.tree on the generic scheduler. The matrix is already on the device; a
 // pair of CUDA events brackets each factor call's device work (the layout
 // conversion and the scheduler's run) — the same bracket cuSOLVER's geqrf

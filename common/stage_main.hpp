@@ -57,7 +57,7 @@ struct StageDescription {
   // (a GPU stage: what it builds on the host to plan the device's work);
   // empty: the CPU stages' task grid or DAG, as qr_memory_need counts it.
   std::function<double(int64_t m, int64_t n, const Options& options)> host_schedule_bytes;
-  // The tree used when --tree is not given; empty means flat (the seed's).
+  // The tree used when --tree is not given; empty means flat.
   std::function<Tree(int64_t m, int64_t n, int tile, int threads)> default_tree;
   // Extra lines of --version (a GPU stage's CUDA runtime, driver and cuSOLVER
   // versions); none when empty.

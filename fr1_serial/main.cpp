@@ -1,4 +1,4 @@
-// fr1_serial — FR1: tiled QR on one CPU thread, the seed's task grid.
+// fr1_serial — FR1: tiled QR on one CPU thread, the task grid.
 #include "serial_executor.hpp"
 #include "stage_main.hpp"
 

@@ -33,8 +33,9 @@ namespace {
 //                                  items became ready;
 //   finished()                     every task has completed.
 
-// Flat tree: seed 000's task grid, which is not thread-safe by itself;
-// it is tiny work next to a tile kernel, so it simply runs under the lock.
+// Flat tree: the task grid (common/task_grid.hpp), which is not
+// thread-safe by itself; it is tiny work next to a tile kernel, so it simply
+// runs under the lock.
 class GridSchedule {
  public:
   using Item = Task;
@@ -108,7 +109,9 @@ class DagSchedule {
   bool finished() const { return completed_ == dag_.num_tasks(); }
 
  private:
-  // Highest critical-path priority first, then program order — FR1's order.
+  // Highest critical-path priority first, then program order (the order in
+  // which FR1's schedule tests sort the ready tasks; FR1 itself runs them
+  // first in, first out).
   struct RunsAfterByPriority {
     const Dag* dag;
     bool operator()(int32_t a, int32_t b) const {

@@ -293,13 +293,9 @@ void run_factorization(Fr3FactorizationState<T>& s, const T* d_a, int64_t lda) {
 }  // namespace
 
 template <typename T>
-Fr3Factorization<T>::Fr3Factorization() = default;
-template <typename T>
-Fr3Factorization<T>::~Fr3Factorization() = default;
-template <typename T>
-Fr3Factorization<T>::Fr3Factorization(Fr3Factorization&&) noexcept = default;
-template <typename T>
-Fr3Factorization<T>& Fr3Factorization<T>::operator=(Fr3Factorization&&) noexcept = default;
+void Fr3StateDeleter<T>::operator()(Fr3FactorizationState<T>* state) const {
+  delete state;
+}
 
 template <typename T>
 double Fr3Factorization<T>::device_seconds() const { return state_->device_seconds; }
@@ -344,11 +340,13 @@ Options Fr3Factorization<T>::download_options() const {
 template <typename T>
 Fr3Factorization<T> fr3_factor(const T* d_a, int64_t m, int64_t n, int64_t lda, const Options& options) {
   Fr3Factorization<T> f;
-  f.state_ = make_state<T>(m, n, options);
+  f.state_.reset(make_state<T>(m, n, options).release());
   f.factor(d_a, lda);
   return f;
 }
 
+template struct Fr3StateDeleter<float>;
+template struct Fr3StateDeleter<double>;
 template class Fr3Factorization<float>;
 template class Fr3Factorization<double>;
 template Fr3Factorization<float> fr3_factor<float>(const float*, int64_t, int64_t, int64_t, const Options&);

@@ -1,8 +1,9 @@
-// fr3_gpu — FR3: tiled QR entirely on the GPU (seed 000 §II.D): a scheduler
-// warp owns the task grid, one executor warp per SM runs the tile kernels.
-// Tile 32 and the flat tree only; --threads means nothing here, and
-// --backend / --inner-block are refused (the tile kernels are
-// common/kernels/warp's, reported as backend "gpu-warp").
+// fr3_gpu — FR3: tiled QR entirely on the GPU ("Task-Based Scheduling
+// Implementing Tiled Linear Algebra on GPUs", §II.D): a scheduler warp owns the
+// task grid, one executor warp per SM runs the tile kernels. Tile 32 and the
+// flat tree only; --threads means nothing here, and --backend / --inner-block
+// are refused (the tile kernels are common/kernels/warp's, reported as backend
+// "gpu-warp").
 #include <cuda_runtime.h>
 
 #include "cuda_versions.hpp"

@@ -1,5 +1,5 @@
-// The "fft" method (beyond seed 002): C ∘ (e eᵀ) = Σ_l diag(e_l) C diag(e_l),
-// so column m of the product is
+// The "fft" method (beyond the EnKF report, "ECE 408 final report"):
+// C ∘ (e eᵀ) = Σ_l diag(e_l) C diag(e_l), so column m of the product is
 //   P_HT[:, m] = Σ_l e_l ∘ (C (e_l ∘ h_m)) / (L − 1),
 // L·M Toeplitz products. Each is a cyclic convolution after embedding C in
 // a circulant of order fft_n ≥ 2N − 1 (fft_size), done with batched

@@ -1,4 +1,5 @@
-// fr4_enkf — seed 002's localised covariance product on the GPU:
+// fr4_enkf — the localised covariance product of the EnKF report ("ECE 408
+// final report") on the GPU:
 //   P_HT = [C ∘ (e eᵀ)] Hᵀ / (L − 1)
 // C N×N symmetric (or general) Toeplitz, e N×L, H M×N sparse. Methods:
 // tiled (FR4 task graph), fft (circulant embedding + cuFFT), dense (cuBLAS

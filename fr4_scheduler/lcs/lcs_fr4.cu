@@ -1,5 +1,5 @@
-// Fr4Lcs: the tile wavefront of seed 001 as an FR4 graph, on FR4's public
-// API only (Graph, GraphExec, params_of).
+// Fr4Lcs: the tile wavefront of "Supernode transformation on GPGPUs" as an FR4
+// graph, on FR4's public API only (Graph, GraphExec, params_of).
 #include <cuda_runtime.h>
 
 #include <algorithm>

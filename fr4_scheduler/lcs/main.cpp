@@ -1,7 +1,8 @@
-// fr4_lcs — the LCS workload of seed 001 on FR4 (issue 8): the LCS length of
-// two sequences by a wavefront of bit-parallel tiles on the generic GPU
-// scheduler, with the CPU two-row DP and a per-diagonal GPU kernel as peers,
-// a Hirschberg traceback, and a benchmark mode (--bench, lcs_bench.hpp).
+// fr4_lcs — the LCS workload ("Supernode transformation on GPGPUs") on FR4: the
+// LCS length of two sequences by a wavefront of bit-parallel tiles on the
+// generic GPU scheduler, with the CPU two-row DP and a per-diagonal GPU kernel
+// as peers, a Hirschberg traceback, and a benchmark mode (--bench,
+// lcs_bench.hpp).
 //
 //   fr4_lcs --m 65536 --n 65536 --seed 7 --method all --json
 //   fr4_lcs --a x.fa --b y.fa --traceback lcs.txt --check

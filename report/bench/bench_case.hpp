@@ -1,4 +1,4 @@
-// The benchmark driver's view of a stage (issue 6): one case in, timings and
+// The benchmark driver's view of a stage: one case in, timings and
 // accuracy out. The driver (bench_main.cpp) owns repeats, CSV rows,
 // progress and resume; each stage contributes one function.
 #pragma once

@@ -1,4 +1,4 @@
-// tiledqr_bench — the one benchmark driver (issue 6). Runs any subset of
+// tiledqr_bench — the one benchmark driver. Runs any subset of
 // FR1, FR2, FR3, FR4, LAPACK/OpenBLAS and cuSOLVER over a shape sweep, with
 // warm-ups and repeats, and appends one CSV row per case (median, min and
 // max seconds, GFLOP/s with flops = 2mn² − 2n³/3, residuals). Progress goes

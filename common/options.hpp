@@ -1,6 +1,7 @@
 // Options shared by every stage (docs/design.md §6, §7).
 #pragma once
 
+#include <cstdint>
 #include <string>
 
 namespace tiledqr {
@@ -12,15 +13,34 @@ enum class Backend { reference, lapack };
 // or binary), then the domains' top rows by a binary tree.
 enum class Tree { flat, binary, greedy, hierarchical };
 
+// The options of one factorisation, for every executor: the CPU stages read
+// the first two groups, the GPU stages the first and the last. (The C
+// interface has its own tiledqr_options; the task-graph library its own
+// taskgraph::ExecOptions, which the task-graph QR fills from these.)
 struct Options {
-  int tile = 32;              // b: tile size
-  int inner_block = 0;        // ib of the lapack backend's T factors; 0 picks min(tile, 32)
-  Backend backend = Backend::lapack;
-  Tree tree = Tree::flat;
+  // Every stage.
+  int tile = 32;              // b: tile size; the GPU stages run 32 only (gpu::tile_shape)
+  Tree tree = Tree::flat;     // the scheduler-warp GPU executor runs flat only
   int tree_domains = 1;         // hierarchical tree: number of domains
   Tree inner_tree = Tree::flat;  // hierarchical tree: flat or binary inside a domain
-  int threads = 0;            // FR2 workers; 0 means every hardware thread
   bool trace = false;         // record one TaskRecord per task
+
+  // The CPU stages.
+  int inner_block = 0;        // ib of the lapack backend's T factors; 0 picks min(tile, 32)
+  Backend backend = Backend::lapack;
+  int threads = 0;            // worker threads of the threaded executor; 0 means every hardware thread
+
+  // The GPU stages.
+  double watchdog_seconds = 10;  // no task finished for this long: StallError
+  // The scheduler-warp executor (fr3_gpu/).
+  int executors_per_sm = 1;       // executor blocks per SM (the paper's design: one)
+  double double_task_weight = 1;  // round-robin weight of tsqrt/tsmqr against geqrt/ormqr (> 0);
+                                  // 1 is plain round robin
+  int64_t test_drop_completion = -1;  // test hook: the scheduler ignores this completion (0-based)
+  int test_absent_executor = -1;      // test hook: this executor returns at once, as if never started
+  // The task-graph executor (fr4_scheduler/qr/; taskgraph::ExecOptions).
+  int warps_per_block = 2;  // warps of each executor block
+  int max_blocks = 0;       // 0: every block that fits
 
   int effective_inner_block() const {
     const int ib = inner_block > 0 ? inner_block : 32;

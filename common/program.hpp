@@ -31,4 +31,8 @@ std::string command_line(const std::string& program, int argc, char** argv);
 // x with 6 significant digits (printf's %.6g), or null where not finite.
 std::string json_number(double x);
 
+// `text` as a JSON string literal: quotes and backslashes escaped, control
+// characters as \u00XX (JSON allows none raw), other bytes as they are.
+std::string json_string(const std::string& text);
+
 }  // namespace tiledqr

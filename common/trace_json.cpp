@@ -5,25 +5,10 @@
 #include <cstdint>
 #include <set>
 
+#include "program.hpp"
+
 namespace tiledqr {
 namespace {
-
-// A JSON string literal; stage names and labels are plain ASCII, but quotes, backslashes and
-// control characters are escaped all the same.
-std::string json_quoted(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
 
 // Nanoseconds as microseconds with three decimals, exactly (no floating point).
 std::string microseconds(int64_t ns) {
@@ -48,10 +33,10 @@ void write_chrome_trace(std::ostream& out, const std::vector<TaskRecord>& trace,
 
   out << "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n";
   out << "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,\"args\":{\"name\":"
-      << json_quoted(process_name) << "}}";
+      << json_string(process_name) << "}}";
   for (const int32_t w : workers) {
     out << ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":" << w
-        << ",\"args\":{\"name\":" << json_quoted(track_label + " " + std::to_string(w)) << "}}";
+        << ",\"args\":{\"name\":" << json_string(track_label + " " + std::to_string(w)) << "}}";
     out << ",\n{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":1,\"tid\":" << w
         << ",\"args\":{\"sort_index\":" << w << "}}";
   }

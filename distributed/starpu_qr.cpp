@@ -12,6 +12,7 @@
 
 #include "dag.hpp"
 #include "huge_pages.hpp"
+#include "kernels/host_binding.hpp"
 #include "kernels/lapack/lapack_kernels.hpp"
 
 namespace tiledqr::distributed {
@@ -33,43 +34,46 @@ T* buffer(void* buffers[], int n) {
 
 int ld_of(void* buffers[], int n) { return int(STARPU_MATRIX_GET_LD(buffers[n])); }
 
-// The codelet of every task; buffers in the order plan_tasks gives them.
+// Tile (b, b) or T factor (ib, b) number n of a codelet's buffers. The host
+// binding takes both with ld = their rows, as they are registered and as
+// StarPU allocates its copies.
+template <typename T>
+T* operand(void* buffers[], int n, int rows) {
+  STARPU_ASSERT_MSG(ld_of(buffers, n) == rows, "buffer %d has ld %d, expected %d", n, ld_of(buffers, n), rows);
+  return buffer<T>(buffers, n);
+}
+
+// Runs `kind` on a codelet's buffers through the host binding (LAPACK
+// backend), applying Qᵀ (`transpose`) or Q for the update kinds. Buffers in
+// the order plan_tasks gives them: geqrt tile, T; ormqr V, T, C; tsqrt/ttqrt
+// top, bottom, T; tsmqr/ttmqr V, T, top, bottom; all tiles (b, b), T (ib, b).
+template <typename T>
+void run_task_kernel(TaskKind kind, bool transpose, void* buffers[], int b, int ib) {
+  const bool merge = kind == TaskKind::tsqrt || kind == TaskKind::ttqrt;
+  const bool update = kind == TaskKind::ormqr || kind == TaskKind::tsmqr || kind == TaskKind::ttmqr;
+  kernels::HostOperands<T> o{b, ib, b, nullptr, nullptr, nullptr, b, nullptr, b};
+  int next = 0;
+  if (merge) o.top = operand<T>(buffers, next++, b);
+  o.v = operand<T>(buffers, next++, b);
+  o.t = operand<T>(buffers, next++, ib);
+  if (update && kind != TaskKind::ormqr) o.top = operand<T>(buffers, next++, b);
+  if (update) o.row = operand<T>(buffers, next++, b);
+  kernels::run_host_kernel(kind, false, transpose, o);
+}
+
+// The codelet of every task of the factorisation.
 template <typename T>
 void run_codelet(void* buffers[], void* cl_arg) {
   KernelArgs args;
   starpu_codelet_unpack_args(cl_arg, &args);
-  const Task& t = args.task;
-  const int b = args.b, ib = args.ib;
+  const int b = args.b;
   if (args.is_copy) {  // tile (i, k) → its reflectors' own datum, both (b, b)
     for (int c = 0; c < b; ++c)
       std::copy_n(buffer<T>(buffers, 0) + int64_t(c) * ld_of(buffers, 0), b,
                   buffer<T>(buffers, 1) + int64_t(c) * ld_of(buffers, 1));
     return;
   }
-  switch (t.kind) {
-    case TaskKind::geqrt:  // tile (b, b); T (ib, b)
-      lapack_kernels::geqrt(b, b, ib, buffer<T>(buffers, 0), ld_of(buffers, 0), buffer<T>(buffers, 1),
-                            ld_of(buffers, 1));
-      break;
-    case TaskKind::ormqr:  // V (b, b); T (ib, b); C (b, b)
-      lapack_kernels::gemqrt(true, b, b, b, ib, buffer<T>(buffers, 0), ld_of(buffers, 0),
-                             buffer<T>(buffers, 1), ld_of(buffers, 1), buffer<T>(buffers, 2),
-                             ld_of(buffers, 2));
-      break;
-    case TaskKind::tsqrt:
-    case TaskKind::ttqrt:  // top (b, b) upper; bottom (b, b); T (ib, b)
-      lapack_kernels::tpqrt(b, b, t.kind == TaskKind::ttqrt ? b : 0, ib, buffer<T>(buffers, 0),
-                            ld_of(buffers, 0), buffer<T>(buffers, 1), ld_of(buffers, 1),
-                            buffer<T>(buffers, 2), ld_of(buffers, 2));
-      break;
-    case TaskKind::tsmqr:
-    case TaskKind::ttmqr:  // V (b, b); T (ib, b); top (b, b); bottom (b, b)
-      lapack_kernels::tpmqrt(true, b, b, b, t.kind == TaskKind::ttmqr ? b : 0, ib,
-                             buffer<T>(buffers, 0), ld_of(buffers, 0), buffer<T>(buffers, 1),
-                             ld_of(buffers, 1), buffer<T>(buffers, 2), ld_of(buffers, 2),
-                             buffer<T>(buffers, 3), ld_of(buffers, 3));
-      break;
-  }
+  run_task_kernel<T>(args.task.kind, true, buffers, b, args.ib);
 }
 
 // A CPU codelet of any number of buffers running `run`.
@@ -144,14 +148,11 @@ void run_check_codelet(void* buffers[], void* cl_arg) {
   starpu_codelet_unpack_args(cl_arg, &args);
   const int b = args.b;
   switch (args.op) {
-    case CheckOp::apply_local:  // V (b, b) unit lower; T (ib, b); C (b, b)
-      lapack_kernels::gemqrt(false, b, b, b, args.ib, buffer<T>(buffers, 0), ld_of(buffers, 0),
-                             buffer<T>(buffers, 1), ld_of(buffers, 1), buffer<T>(buffers, 2), ld_of(buffers, 2));
+    case CheckOp::apply_local:  // V (b, b) unit lower; T (ib, b); C ← Q C
+      run_task_kernel<T>(TaskKind::ormqr, false, buffers, b, args.ib);
       break;
-    case CheckOp::apply_merge:  // V (b, b); T (ib, b); top (b, b); bottom (b, b)
-      lapack_kernels::tpmqrt(false, b, b, b, args.l, args.ib, buffer<T>(buffers, 0), ld_of(buffers, 0),
-                             buffer<T>(buffers, 1), ld_of(buffers, 1), buffer<T>(buffers, 2), ld_of(buffers, 2),
-                             buffer<T>(buffers, 3), ld_of(buffers, 3));
+    case CheckOp::apply_merge:  // V (b, b); T (ib, b); [top; bottom] ← Q [top; bottom]
+      run_task_kernel<T>(args.l == 0 ? TaskKind::tsmqr : TaskKind::ttmqr, false, buffers, b, args.ib);
       break;
     case CheckOp::gram:  // G (b, b); Y (b, b); Z (b, b)
       minus_transposed_product(b, buffer<T>(buffers, 1), ld_of(buffers, 1), buffer<T>(buffers, 2),

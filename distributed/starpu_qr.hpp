@@ -1,7 +1,8 @@
 // The distributed executor: the common DAG's tasks inserted into StarPU-MPI
 // in program order (sequential task flow), each tile a StarPU data handle
 // registered on its 2-D block-cyclic owner, so StarPU infers the
-// dependencies and the transfers. Codelets call the lapack tile kernels.
+// dependencies and the transfers. Codelets run the tile kernels through the
+// host binding (common/kernels/host_binding.hpp, LAPACK backend).
 // StarPU-MPI must be initialised before a DistributedQr is made.
 #pragma once
 

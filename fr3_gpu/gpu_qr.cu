@@ -37,11 +37,11 @@ struct WatchdogWords {
 }  // namespace
 
 template <typename T>
-struct GpuFactorizationState {
+struct Fr3FactorizationState {
   int64_t m = 0, n = 0;
   int32_t p = 0, q = 0;
   int64_t tasks_total = 0;
-  GpuOptions options;
+  Options options;
   PersistentQrParams<T> params;  // device pointers below, filled once
   QrStorage<T> storage;  // tiles and τ
   DeviceBuffer<uint64_t> ready_slots, ready_control, finished_slots, finished_control;
@@ -57,7 +57,7 @@ struct GpuFactorizationState {
   double device_seconds = 0;
   std::vector<TaskRecord> trace;
 
-  ~GpuFactorizationState() {
+  ~Fr3FactorizationState() {
     if (watchdog_host) cudaFreeHost(watchdog_host);
   }
 };
@@ -68,7 +68,7 @@ namespace {
 // scheduler's shared memory when they fit) and proves that 1 + E blocks can
 // be resident at once, as the spinning roles need.
 template <typename T>
-void plan_launch(GpuFactorizationState<T>& s) {
+void plan_launch(Fr3FactorizationState<T>& s) {
   int device = 0;
   check(cudaGetDevice(&device), "cudaGetDevice");
   int sms = 0, cooperative = 0, shared_optin = 0;
@@ -76,7 +76,7 @@ void plan_launch(GpuFactorizationState<T>& s) {
   check(cudaDeviceGetAttribute(&cooperative, cudaDevAttrCooperativeLaunch, device), "cooperative launch");
   check(cudaDeviceGetAttribute(&shared_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
         "shared memory limit");
-  if (!cooperative) throw GpuError("the device does not support cooperative launches, which FR3 needs");
+  if (!cooperative) throw GpuError("the device does not support cooperative launches, which the scheduler-warp GPU factorisation needs");
   const int executors = sms * s.options.executors_per_sm;
   s.blocks = executors + 1;
   const size_t executor_bytes = warp_shared_elements * sizeof(T);
@@ -99,7 +99,7 @@ void plan_launch(GpuFactorizationState<T>& s) {
     if (int64_t(per_sm) * sms >= s.blocks) break;
   }
   if (int64_t(per_sm) * sms < s.blocks)
-    throw GpuError("FR3 needs " + std::to_string(s.blocks) + " co-resident blocks (1 scheduler + " +
+    throw GpuError("the scheduler-warp GPU factorisation needs " + std::to_string(s.blocks) + " co-resident blocks (1 scheduler + " +
                    std::to_string(executors) + " executors = " +
                    std::to_string(s.options.executors_per_sm) + " per SM x " + std::to_string(sms) +
                    " SMs) of 32 threads and " + std::to_string(s.shared_bytes) +
@@ -113,15 +113,21 @@ void plan_launch(GpuFactorizationState<T>& s) {
 }
 
 template <typename T>
-std::unique_ptr<GpuFactorizationState<T>> make_state(int64_t m, int64_t n, const GpuOptions& options) {
+std::unique_ptr<Fr3FactorizationState<T>> make_state(int64_t m, int64_t n, const Options& options) {
   if (m < 1 || n < 1)
     throw InputError("matrix must be at least 1x1, got " + std::to_string(m) + "x" + std::to_string(n));
+  if (options.tile != warp_tile)
+    throw InputError("the scheduler-warp GPU factorisation runs tile " + std::to_string(warp_tile) + " only, got " +
+                     std::to_string(options.tile));
+  if (options.tree != Tree::flat)
+    throw InputError(std::string("the scheduler-warp GPU factorisation runs the flat tree only, got ") +
+                     tree_name(options.tree) + " (the task-graph GPU factorisation runs every tree)");
   if (options.executors_per_sm < 1) throw InputError("executors per SM must be >= 1");
   if (!(options.double_task_weight > 0)) throw InputError("double task weight must be > 0");
   if (!(options.watchdog_seconds > 0)) throw InputError("watchdog seconds must be > 0");
   const int64_t p = tile_shape.count(m), q = tile_shape.count(n);
   if (p >= max_tile_count || q >= max_tile_count)
-    throw InputError("FR3 handles at most " + std::to_string(max_tile_count - 1) +
+    throw InputError("the scheduler-warp GPU factorisation handles at most " + std::to_string(max_tile_count - 1) +
                      " tiles per dimension; got " + std::to_string(p) + "x" + std::to_string(q));
   int devices = 0;
   check(cudaGetDeviceCount(&devices), "looking for a CUDA device");
@@ -130,9 +136,9 @@ std::unique_ptr<GpuFactorizationState<T>> make_state(int64_t m, int64_t n, const
   // Up front, with the amounts: the tiles and τ (the caller's matrix is
   // already on the device).
   ensure_device_memory(factor_device_bytes(m, n, sizeof(T)) - double(m) * double(n) * double(sizeof(T)),
-                       "FR3's factorisation of a " + std::to_string(m) + " x " + std::to_string(n) + " matrix");
+                       "the GPU factorisation of a " + std::to_string(m) + " x " + std::to_string(n) + " matrix");
 
-  auto s = std::make_unique<GpuFactorizationState<T>>();
+  auto s = std::make_unique<Fr3FactorizationState<T>>();
   s->m = m;
   s->n = n;
   s->p = int32_t(p);
@@ -186,7 +192,7 @@ std::unique_ptr<GpuFactorizationState<T>> make_state(int64_t m, int64_t n, const
 
 // Fresh queues: every slot waiting for lap 0, heads and tails at 0.
 template <typename T>
-void reset_queues(GpuFactorizationState<T>& s) {
+void reset_queues(Fr3FactorizationState<T>& s) {
   const TaskQueue any;
   const uint64_t empty = any.empty_marker(0);
   fill_words_kernel<<<grid_for(s.ready_slots.size()), 256>>>(s.ready_slots.get(),
@@ -205,7 +211,7 @@ void reset_queues(GpuFactorizationState<T>& s) {
 // Waits for the run to end; raises the abort flag when the scheduler's
 // progress counter has not moved for watchdog_seconds.
 template <typename T>
-void watch(GpuFactorizationState<T>& s) {
+void watch(Fr3FactorizationState<T>& s) {
   using clock = std::chrono::steady_clock;
   cuda::atomic_ref<uint64_t, cuda::thread_scope_system> progress(s.watchdog_host->progress);
   cuda::atomic_ref<int32_t, cuda::thread_scope_system> abort(s.watchdog_host->abort);
@@ -214,7 +220,7 @@ void watch(GpuFactorizationState<T>& s) {
   for (;;) {
     const cudaError_t status = s.timer.query();
     if (status == cudaSuccess) return;
-    if (status != cudaErrorNotReady) check(status, "FR3 persistent kernel");
+    if (status != cudaErrorNotReady) check(status, "the scheduler-warp persistent kernel");
     const uint64_t now_done = progress.load(cuda::memory_order_relaxed);
     const auto now = clock::now();
     if (now_done != seen) {
@@ -230,7 +236,7 @@ void watch(GpuFactorizationState<T>& s) {
         std::this_thread::sleep_for(std::chrono::microseconds(100));
       const cudaError_t after = s.timer.query();
       const uint64_t done = seen > 0 ? seen - 1 : 0;
-      std::string what = "FR3: no task completed for " + std::to_string(s.options.watchdog_seconds) +
+      std::string what = "the GPU factorisation stalled: no task completed for " + std::to_string(s.options.watchdog_seconds) +
                          " s (" + std::to_string(done) + " of " + std::to_string(s.tasks_total) +
                          " tasks done" + (seen == 0 ? ", the kernel never started" : "") +
                          "); the watchdog ended the run";
@@ -243,7 +249,7 @@ void watch(GpuFactorizationState<T>& s) {
 }
 
 template <typename T>
-void run_factorization(GpuFactorizationState<T>& s, const T* d_a, int64_t lda) {
+void run_factorization(Fr3FactorizationState<T>& s, const T* d_a, int64_t lda) {
   if (lda < s.m) throw InputError("lda must be >= m");
   if (!s.queues_clean) reset_queues(s);
   s.watchdog_host->progress = 0;
@@ -256,7 +262,7 @@ void run_factorization(GpuFactorizationState<T>& s, const T* d_a, int64_t lda) {
   void* args[] = {&s.params};
   check(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(persistent_qr_kernel<T>), dim3(s.blocks),
                                     dim3(32), args, s.shared_bytes, nullptr),
-        "launching the FR3 persistent kernel");
+        "launching the scheduler-warp persistent kernel");
   s.timer.stop();
   watch(s);
   s.device_seconds = s.timer.seconds();  // watch() returned: the kernel ended without an error
@@ -287,37 +293,37 @@ void run_factorization(GpuFactorizationState<T>& s, const T* d_a, int64_t lda) {
 }  // namespace
 
 template <typename T>
-GpuFactorization<T>::GpuFactorization() = default;
+Fr3Factorization<T>::Fr3Factorization() = default;
 template <typename T>
-GpuFactorization<T>::~GpuFactorization() = default;
+Fr3Factorization<T>::~Fr3Factorization() = default;
 template <typename T>
-GpuFactorization<T>::GpuFactorization(GpuFactorization&&) noexcept = default;
+Fr3Factorization<T>::Fr3Factorization(Fr3Factorization&&) noexcept = default;
 template <typename T>
-GpuFactorization<T>& GpuFactorization<T>::operator=(GpuFactorization&&) noexcept = default;
+Fr3Factorization<T>& Fr3Factorization<T>::operator=(Fr3Factorization&&) noexcept = default;
 
 template <typename T>
-double GpuFactorization<T>::device_seconds() const { return state_->device_seconds; }
+double Fr3Factorization<T>::device_seconds() const { return state_->device_seconds; }
 template <typename T>
-const std::vector<TaskRecord>& GpuFactorization<T>::trace() const { return state_->trace; }
+const std::vector<TaskRecord>& Fr3Factorization<T>::trace() const { return state_->trace; }
 template <typename T>
-const GpuOptions& GpuFactorization<T>::options() const { return state_->options; }
+const Options& Fr3Factorization<T>::options() const { return state_->options; }
 
 template <typename T>
-void GpuFactorization<T>::factor(const T* d_a, int64_t lda) {
+void Fr3Factorization<T>::factor(const T* d_a, int64_t lda) {
   run_factorization(*state_, d_a, lda);
 }
 
 template <typename T>
-QrFactors<T> GpuFactorization<T>::factors() const {
-  const GpuFactorizationState<T>& s = *state_;
+QrFactors<T> Fr3Factorization<T>::factors() const {
+  const Fr3FactorizationState<T>& s = *state_;
   return s.storage.factors(s.m, s.n, s.p, s.q, Tree::flat);
 }
 
 // One warp per column tile of B runs the flat tree's updates in order
 // (common/kernels/warp/ormqr_matrix.cuh).
 template <typename T>
-void GpuFactorization<T>::apply_tiles(bool transpose, T* b_tiles, int32_t column_tiles) const {
-  const GpuFactorizationState<T>& s = *state_;
+void Fr3Factorization<T>::apply_tiles(bool transpose, T* b_tiles, int32_t column_tiles) const {
+  const Fr3FactorizationState<T>& s = *state_;
   const int32_t steps = std::min(s.p, s.q);
   apply_q_kernel<<<column_tiles, 32, warp_shared_elements * sizeof(T)>>>(
       transpose, s.storage.tiles.get(), s.storage.tau_local.get(), s.storage.tau_merge.get(), s.p, steps, b_tiles);
@@ -325,7 +331,7 @@ void GpuFactorization<T>::apply_tiles(bool transpose, T* b_tiles, int32_t column
 }
 
 template <typename T>
-Options GpuFactorization<T>::download_options() const {
+Options Fr3Factorization<T>::download_options() const {
   Options o;
   o.tile = warp_tile;
   o.inner_block = warp_tile;
@@ -336,17 +342,16 @@ Options GpuFactorization<T>::download_options() const {
 }
 
 template <typename T>
-GpuFactorization<T> factor(const T* d_a, int64_t m, int64_t n, int64_t lda, const GpuOptions& options) {
-  GpuFactorization<T> f;
+Fr3Factorization<T> fr3_factor(const T* d_a, int64_t m, int64_t n, int64_t lda, const Options& options) {
+  Fr3Factorization<T> f;
   f.state_ = make_state<T>(m, n, options);
   f.factor(d_a, lda);
   return f;
 }
 
-template class GpuFactorization<float>;
-template class GpuFactorization<double>;
-template GpuFactorization<float> factor<float>(const float*, int64_t, int64_t, int64_t, const GpuOptions&);
-template GpuFactorization<double> factor<double>(const double*, int64_t, int64_t, int64_t,
-                                                 const GpuOptions&);
+template class Fr3Factorization<float>;
+template class Fr3Factorization<double>;
+template Fr3Factorization<float> fr3_factor<float>(const float*, int64_t, int64_t, int64_t, const Options&);
+template Fr3Factorization<double> fr3_factor<double>(const double*, int64_t, int64_t, int64_t, const Options&);
 
 }  // namespace tiledqr::gpu

@@ -1,11 +1,12 @@
-// FR3 (seed 000 §II.D): the tiled QR factorisation run entirely on the GPU
-// by one persistent kernel — a scheduler warp that owns the task grid of
-// seed 000 §II.C, and executor blocks of one warp each that run the warp
-// kernels of common/kernels/warp — with the apply side (Qᵀ B, Q B, thin Q,
-// least squares) on device pointers, from gpu::GpuQr.
+// FR3: the tiled QR factorisation run entirely on the GPU by one
+// persistent kernel ("Task-Based Scheduling Implementing Tiled Linear
+// Algebra on GPUs", §II.D) — a scheduler warp that owns the task grid of
+// §II.C, and executor blocks of one warp each that run the warp kernels of
+// common/kernels/warp — with the apply side (Qᵀ B, Q B, thin Q, least
+// squares) on device pointers, from gpu::DeviceFactorization.
 //
 //   const double* d_a = ...;  // (m, n) col-major on the device, lda ≥ m
-//   auto f = tiledqr::gpu::factor(d_a, m, n, lda, tiledqr::gpu::GpuOptions{});  // a GpuQr
+//   tiledqr::gpu::Fr3Factorization<double> f = tiledqr::gpu::fr3_factor(d_a, m, n, lda, tiledqr::Options{});
 //   f.solve(d_b, ldb, nrhs, d_x, ldx);        // X = argmin ‖A X − B‖_F
 //   tiledqr::Factorization<double> h = f.download();  // for the CPU checks
 //
@@ -24,18 +25,9 @@
 #include "gpu/device.hpp"
 #include "gpu/qr_result.hpp"
 #include "gpu/tile_shape.hpp"
+#include "options.hpp"
 
 namespace tiledqr::gpu {
-
-struct GpuOptions {
-  int executors_per_sm = 1;         // executor blocks per SM (seed 000: one)
-  double double_task_weight = 1;    // round-robin weight of tsqrt/tsmqr against geqrt/ormqr (> 0):
-                                    // 1 is plain round robin; the seed's > 1 awaits its sweep
-  double watchdog_seconds = 5;      // no task completed for this long → StallError
-  bool trace = false;               // record one TaskRecord per task (%globaltimer, executor id)
-  int64_t test_drop_completion = -1;  // test hook: the scheduler ignores this completion (0-based)
-  int test_absent_executor = -1;      // test hook: this executor returns at once, as if never started
-};
 
 // Device memory a factorisation of an m x n matrix needs, in bytes: the
 // column-major input, its tiles (ragged edges padded) and the τ of both
@@ -47,28 +39,29 @@ inline double factor_device_bytes(int64_t m, int64_t n, size_t element_bytes) {
 }
 
 template <typename T>
-struct GpuFactorizationState;  // device memory and launch settings (gpu_qr.cu)
+struct Fr3FactorizationState;  // device memory and launch settings (gpu_qr.cu)
 
-// FR3's result: GpuQr's calls (common/gpu/qr_result.hpp) with FR3's
-// executor — the persistent kernel factors, apply_q_kernel applies Q.
+// The scheduler-warp executor's result: DeviceFactorization's calls
+// (common/gpu/qr_result.hpp) with this executor — the persistent kernel
+// factors, apply_q_kernel applies Q.
 template <typename T>
-class GpuFactorization : public GpuQr<T> {
+class Fr3Factorization : public DeviceFactorization<T> {
  public:
-  GpuFactorization();
-  ~GpuFactorization() override;
-  GpuFactorization(GpuFactorization&&) noexcept;
-  GpuFactorization& operator=(GpuFactorization&&) noexcept;
+  Fr3Factorization();
+  ~Fr3Factorization() override;
+  Fr3Factorization(Fr3Factorization&&) noexcept;
+  Fr3Factorization& operator=(Fr3Factorization&&) noexcept;
 
   // Factors another (m, n) matrix, lda ≥ m, reusing this object's device memory.
   void factor(const T* d_a, int64_t lda) override;
   void refactor(const T* d_a, int64_t lda) { factor(d_a, lda); }
   // CUDA-event time of the last factor/refactor call on the device (s).
   double device_seconds() const override;
-  // The tasks of the last call when GpuOptions::trace was set (ns from the
+  // The tasks of the last call when Options::trace was set (ns from the
   // first task's start; worker = executor id).
   const std::vector<TaskRecord>& trace() const;
   std::vector<TaskRecord> task_trace() const override { return trace(); }
-  const GpuOptions& options() const;
+  const Options& options() const;
 
  protected:
   QrFactors<T> factors() const override;
@@ -78,12 +71,15 @@ class GpuFactorization : public GpuQr<T> {
 
  private:
   template <typename U>
-  friend GpuFactorization<U> factor(const U*, int64_t, int64_t, int64_t, const GpuOptions&);
-  std::unique_ptr<GpuFactorizationState<T>> state_;
+  friend Fr3Factorization<U> fr3_factor(const U*, int64_t, int64_t, int64_t, const Options&);
+  std::unique_ptr<Fr3FactorizationState<T>> state_;
 };
 
-// Factors A (m, n), col-major in device memory, lda ≥ m, any m, n ≥ 1.
+// Factors A (m, n), col-major in device memory, lda ≥ m, any m, n ≥ 1, with
+// the scheduler-warp executor. Reads options.tile (32 only), tree (flat
+// only), trace, watchdog_seconds, executors_per_sm, double_task_weight and
+// the test hooks; InputError for a value it cannot run.
 template <typename T>
-GpuFactorization<T> factor(const T* d_a, int64_t m, int64_t n, int64_t lda, const GpuOptions& options);
+Fr3Factorization<T> fr3_factor(const T* d_a, int64_t m, int64_t n, int64_t lda, const Options& options);
 
 }  // namespace tiledqr::gpu

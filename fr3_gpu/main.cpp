@@ -18,12 +18,10 @@ tiledqr::Factorization<T> factor_on_gpu(const T* a, int64_t m, int64_t n, int64_
                                         const tiledqr::Options& options) {
   using namespace tiledqr;
   if (options.tree != Tree::flat)
-    throw InputError("fr3_gpu runs the seed's flat tree; the binary and greedy trees are fr4_scheduler's");
+    throw InputError("fr3_gpu runs the flat tree only; the binary and greedy trees are fr4_scheduler's");
   const gpu::DeviceBuffer<T> d_a =
       gpu::stage_matrix_on_device(a, m, n, lda, options.tile, "fr3_gpu", "fr3_gpu needs an NVIDIA GPU, sm_90");
-  gpu::GpuOptions gpu_options;
-  gpu_options.trace = options.trace;
-  const gpu::GpuFactorization<T> f = gpu::factor(d_a.get(), m, n, m, gpu_options);
+  const gpu::Fr3Factorization<T> f = gpu::fr3_factor(d_a.get(), m, n, m, options);
   return f.download();  // carries device_seconds and the trace
 }
 

@@ -59,8 +59,8 @@ struct PersistentQrParams {
   int32_t* abort_flag = nullptr;     // host-mapped: nonzero once the watchdog fired
   DeviceTraceRecord* trace = nullptr;         // (tasks_total), or nullptr
   unsigned long long* trace_count = nullptr;  // records written
-  int64_t drop_completion = -1;               // test hook (GpuOptions::test_drop_completion)
-  int32_t absent_executor = -1;               // test hook (GpuOptions::test_absent_executor)
+  int64_t drop_completion = -1;               // test hook (Options::test_drop_completion)
+  int32_t absent_executor = -1;               // test hook (Options::test_absent_executor)
 };
 
 template <typename T>

@@ -15,9 +15,9 @@
 namespace tiledqr::gpu {
 
 inline void check(cudaError_t status, const char* what) {
-  if (status != cudaSuccess)
-    throw GpuError(std::string(what) + ": " + cudaGetErrorName(status) + " (" +
-                   cudaGetErrorString(status) + ")");
+  if (status == cudaSuccess) return;
+  (void)cudaGetLastError();  // reported here: a later check_launch must not see it again
+  throw GpuError(std::string(what) + ": " + cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")");
 }
 
 // After a kernel launch: the launch's own error (bad configuration, no

@@ -1,4 +1,4 @@
-// GpuQr's calls on the factors (qr_result.hpp), the same for every executor:
+// DeviceFactorization's calls on the factors (qr_result.hpp), the same for every executor:
 // layout moves, R and its diagonal, the back substitution, the download.
 #include "gpu/qr_result.hpp"
 
@@ -44,7 +44,7 @@ void from_tiles(const DeviceBuffer<T>& tiles, int32_t p, int64_t rows, int64_t c
 }  // namespace
 
 template <typename T>
-void GpuQr<T>::r(T* d_r, int64_t ldr) const {
+void DeviceFactorization<T>::r(T* d_r, int64_t ldr) const {
   const QrFactors<T> f = factors();
   const int64_t k = std::min(f.m, f.n);
   if (ldr < k) throw InputError("ldr must be >= min(m, n)");
@@ -54,7 +54,7 @@ void GpuQr<T>::r(T* d_r, int64_t ldr) const {
 }
 
 template <typename T>
-void GpuQr<T>::apply(bool transpose, T* d_b, int64_t ldb, int64_t nrhs, const char* what) const {
+void DeviceFactorization<T>::apply(bool transpose, T* d_b, int64_t ldb, int64_t nrhs, const char* what) const {
   const QrFactors<T> f = factors();
   check_rhs(f.m, ldb, nrhs);
   if (nrhs == 0) return;
@@ -65,17 +65,17 @@ void GpuQr<T>::apply(bool transpose, T* d_b, int64_t ldb, int64_t nrhs, const ch
 }
 
 template <typename T>
-void GpuQr<T>::apply_qt(T* d_b, int64_t ldb, int64_t nrhs) const {
+void DeviceFactorization<T>::apply_qt(T* d_b, int64_t ldb, int64_t nrhs) const {
   apply(true, d_b, ldb, nrhs, "applying Q^T");
 }
 
 template <typename T>
-void GpuQr<T>::apply_q(T* d_b, int64_t ldb, int64_t nrhs) const {
+void DeviceFactorization<T>::apply_q(T* d_b, int64_t ldb, int64_t nrhs) const {
   apply(false, d_b, ldb, nrhs, "applying Q");
 }
 
 template <typename T>
-void GpuQr<T>::thin_q(T* d_q, int64_t ldq) const {
+void DeviceFactorization<T>::thin_q(T* d_q, int64_t ldq) const {
   const QrFactors<T> f = factors();
   if (ldq < f.m) throw InputError("ldq must be >= m");
   const int64_t k = std::min(f.m, f.n);
@@ -89,7 +89,7 @@ void GpuQr<T>::thin_q(T* d_q, int64_t ldq) const {
 }
 
 template <typename T>
-void GpuQr<T>::solve(const T* d_b, int64_t ldb, int64_t nrhs, T* d_x, int64_t ldx) const {
+void DeviceFactorization<T>::solve(const T* d_b, int64_t ldb, int64_t nrhs, T* d_x, int64_t ldx) const {
   const QrFactors<T> f = factors();
   if (f.m < f.n)
     throw InputError("solve needs m >= n (least squares); got " + std::to_string(f.m) + "x" + std::to_string(f.n));
@@ -117,7 +117,7 @@ void GpuQr<T>::solve(const T* d_b, int64_t ldb, int64_t nrhs, T* d_x, int64_t ld
 }
 
 template <typename T>
-Factorization<T> GpuQr<T>::download() const {
+Factorization<T> DeviceFactorization<T>::download() const {
   const QrFactors<T> g = factors();
   Factorization<T> f;
   f.options = download_options();
@@ -143,7 +143,7 @@ Factorization<T> GpuQr<T>::download() const {
   return f;
 }
 
-template class GpuQr<float>;
-template class GpuQr<double>;
+template class DeviceFactorization<float>;
+template class DeviceFactorization<double>;
 
 }  // namespace tiledqr::gpu

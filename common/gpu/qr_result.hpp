@@ -1,7 +1,7 @@
 // The one GPU QR result type: what a factorisation leaves on the device and
 // the calls on it — r, apply_qt, apply_q, thin_q, solve, download — written
 // once. FR3 and FR4 derive from it and differ only in their executor: how
-// they factor (GpuQr::factor) and how they apply Q to tiles (apply_tiles).
+// they factor (DeviceFactorization::factor) and how they apply Q to tiles (apply_tiles).
 // All pointers are device pointers; no CUDA headers needed here.
 #pragma once
 
@@ -24,9 +24,9 @@ struct QrFactors {
 };
 
 template <typename T>
-class GpuQr {
+class DeviceFactorization {
  public:
-  virtual ~GpuQr() = default;
+  virtual ~DeviceFactorization() = default;
 
   // Factors A (m, n), col-major in device memory, lda ≥ m (A is not changed).
   virtual void factor(const T* d_a, int64_t lda) = 0;
@@ -70,7 +70,7 @@ class GpuQr {
   void apply(bool transpose, T* d_b, int64_t ldb, int64_t nrhs, const char* what) const;
 };
 
-extern template class GpuQr<float>;
-extern template class GpuQr<double>;
+extern template class DeviceFactorization<float>;
+extern template class DeviceFactorization<double>;
 
 }  // namespace tiledqr::gpu

@@ -83,16 +83,6 @@ GpuRun timed(int repeats, Once once) {
   return runs[runs.size() / 2];
 }
 
-std::string json_string(const std::string& s) {
-  std::string out = "\"";
-  for (const char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) < 0x20) continue;
-    out += c;
-  }
-  return out + "\"";
-}
-
 int run(const Config& config) {
   if (config.repeats < 1) throw InputError("--repeats must be >= 1, got " + std::to_string(config.repeats));
   if ((config.a_path.empty()) != (config.b_path.empty())) throw InputError("give both --a and --b, or neither");

@@ -1,10 +1,13 @@
 // The tiled QR factorisation on the task-graph library (FR4; docs/design.md §9):
 // the DAG of common/dag.hpp for any elimination tree, run by the generic
 // scheduler with the warp kernels of common/kernels/warp (tile 32), and
-// GpuQr's calls on device pointers. A DeviceQr plans once for a shape (builds and uploads
-// the task graph) and factors any number of matrices of that shape.
+// DeviceFactorization's calls on device pointers. An Fr4Factorization plans
+// once for a shape (builds and uploads the task graph) and factors any
+// number of matrices of that shape.
 //
-//   tiledqr::gpu::DeviceQr<double> qr(m, n, {tiledqr::Tree::binary});
+//   tiledqr::Options options;
+//   options.tree = tiledqr::Tree::binary;
+//   tiledqr::gpu::Fr4Factorization<double> qr(m, n, options);
 //   qr.factor(d_a, lda);                     // (m, n) col-major on the device
 //   qr.solve(d_b, ldb, nrhs, d_x, ldx);      // X = argmin ‖A X − B‖_F
 //   tiledqr::Factorization<double> h = qr.download();  // for the CPU checks
@@ -29,18 +32,10 @@
 
 namespace tiledqr::gpu {
 
-struct QrOptions {
-  Tree tree = Tree::flat;
-  bool trace = false;                 // keep one TaskRecord per task of the last factor()
-  double stall_timeout_seconds = 10;  // watchdog: no task finished for this long
-  int warps_per_block = 2;            // executor shape (see ExecOptions)
-  int max_blocks = 0;                 // 0: every block that fits
-};
-
 template <typename T>
-struct DeviceQrState;
+struct Fr4FactorizationState;
 
-// Device memory a DeviceQr of an m x n matrix needs besides the caller's
+// Device memory an Fr4Factorization of an m x n matrix needs besides the caller's
 // matrix, in bytes: its tiles and τ, and the task graph at about 100 bytes
 // per task (header, arguments, counter, ready slot, successors), counting
 // 1.5× the flat tree's Σ_k (p − k)(q − k) tasks to cover the other trees.
@@ -52,18 +47,21 @@ inline double qr_device_bytes(int64_t m, int64_t n, size_t element_bytes) {
   return double(p) * double(q) * (tile * tile + 2 * tile) * double(element_bytes) + 1.5 * 100.0 * tasks;
 }
 
-// FR4's result: GpuQr's calls (common/gpu/qr_result.hpp) with FR4's
-// executor — the task graph of the chosen tree factors, and applying Q or
-// Qᵀ is itself a task graph of ormqr/tsmqr/ttmqr tasks on B's tiles.
+// The task-graph executor's result: DeviceFactorization's calls
+// (common/gpu/qr_result.hpp) with this executor — the task graph of the
+// chosen tree factors, and applying Q or Qᵀ is itself a task graph of
+// ormqr/tsmqr/ttmqr tasks on B's tiles.
 template <typename T>
-class DeviceQr : public GpuQr<T> {
+class Fr4Factorization : public DeviceFactorization<T> {
  public:
   // Plans the factorisation of (m, n) matrices, m, n ≥ 1: builds the tile
   // DAG for options.tree and uploads it with device memory for the tiles.
-  DeviceQr(int64_t m, int64_t n, const QrOptions& options = QrOptions{});
-  ~DeviceQr() override;
-  DeviceQr(DeviceQr&&) noexcept;
-  DeviceQr& operator=(DeviceQr&&) noexcept;
+  // Reads options.tile (32 only), tree, trace, watchdog_seconds,
+  // warps_per_block and max_blocks.
+  Fr4Factorization(int64_t m, int64_t n, const Options& options = Options{});
+  ~Fr4Factorization() override;
+  Fr4Factorization(Fr4Factorization&&) noexcept;
+  Fr4Factorization& operator=(Fr4Factorization&&) noexcept;
 
   // Factors A (m, n), col-major in device memory, lda ≥ m (A is not changed).
   void factor(const T* d_a, int64_t lda) override;
@@ -77,7 +75,7 @@ class DeviceQr : public GpuQr<T> {
   // CUDA-event time of the last factor() on the device: layout conversion
   // and the scheduler's run (s).
   double device_seconds() const override;
-  // One record per task of the last factor() with QrOptions::trace (ns from
+  // One record per task of the last factor() with Options::trace (ns from
   // the first task's start; worker = the warp).
   std::vector<TaskRecord> trace() const;
   std::vector<TaskRecord> task_trace() const override { return trace(); }
@@ -89,10 +87,10 @@ class DeviceQr : public GpuQr<T> {
   Options download_options() const override;
 
  private:
-  std::unique_ptr<DeviceQrState<T>> state_;
+  std::unique_ptr<Fr4FactorizationState<T>> state_;
 };
 
-extern template class DeviceQr<float>;
-extern template class DeviceQr<double>;
+extern template class Fr4Factorization<float>;
+extern template class Fr4Factorization<double>;
 
 }  // namespace tiledqr::gpu

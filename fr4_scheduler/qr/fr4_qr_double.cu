@@ -1,8 +1,8 @@
-// DeviceQr<double>.
+// Fr4Factorization<double>.
 #include "fr4_qr_impl.cuh"
 
 namespace tiledqr::gpu {
 
-template class DeviceQr<double>;
+template class Fr4Factorization<double>;
 
 }  // namespace tiledqr::gpu

@@ -1,8 +1,8 @@
-// DeviceQr<float>.
+// Fr4Factorization<float>.
 #include "fr4_qr_impl.cuh"
 
 namespace tiledqr::gpu {
 
-template class DeviceQr<float>;
+template class Fr4Factorization<float>;
 
 }  // namespace tiledqr::gpu

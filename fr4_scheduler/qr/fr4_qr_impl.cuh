@@ -1,6 +1,6 @@
-// DeviceQr<T>'s definitions (fr4_qr.hpp), included by one .cu per scalar
+// Fr4Factorization<T>'s definitions (fr4_qr.hpp), included by one .cu per scalar
 // type so the two persistent kernels compile in parallel. What every GPU
-// result shares (layout moves, R, solve, download) is GpuQr's
+// result shares (layout moves, R, solve, download) is DeviceFactorization's
 // (common/gpu/qr_result.cu); applying Q for any tree is a task graph of
 // this stage's kinds.
 #pragma once
@@ -42,10 +42,10 @@ inline void throw_on_failure(const Status& s, const char* what) {
 using namespace qr_detail;
 
 template <typename T>
-struct DeviceQrState {
+struct Fr4FactorizationState {
   int64_t m = 0, n = 0;
   int32_t p = 0, q = 0;
-  QrOptions options;
+  Options options;
   ExecOptions exec_options;
   std::vector<Task> tasks;  // the factorisation's tasks, in DAG order
   std::unique_ptr<GraphExec<QrKinds<T>>> factor_exec;
@@ -88,11 +88,14 @@ struct DeviceQrState {
 };
 
 template <typename T>
-DeviceQr<T>::DeviceQr(int64_t m, int64_t n, const QrOptions& options) {
-  if (m < 1 || n < 1) throw InputError("DeviceQr: the matrix must be at least 1x1");
-  if (!gpu::device_available()) throw GpuError("no CUDA-capable GPU is available (the FR4 scheduler runs on the GPU)");
-  state_ = std::make_unique<DeviceQrState<T>>();  // its event timer needs the device
-  DeviceQrState<T>& s = *state_;
+Fr4Factorization<T>::Fr4Factorization(int64_t m, int64_t n, const Options& options) {
+  if (m < 1 || n < 1) throw InputError("the task-graph GPU factorisation: the matrix must be at least 1x1");
+  if (options.tile != gpu::warp_tile)
+    throw InputError("the task-graph GPU factorisation runs tile " + std::to_string(gpu::warp_tile) + " only, got " +
+                     std::to_string(options.tile));
+  if (!gpu::device_available()) throw GpuError("no CUDA-capable GPU is available (the task-graph QR runs on the GPU)");
+  state_ = std::make_unique<Fr4FactorizationState<T>>();  // its event timer needs the device
+  Fr4FactorizationState<T>& s = *state_;
   s.m = m;
   s.n = n;
   s.p = tile_count(m, gpu::warp_tile);
@@ -102,11 +105,11 @@ DeviceQr<T>::DeviceQr(int64_t m, int64_t n, const QrOptions& options) {
   s.exec_options.max_blocks = options.max_blocks;
   s.exec_options.scratch_bytes_per_warp = qr_scratch_bytes_per_warp<T>();
   s.exec_options.trace = options.trace;
-  s.exec_options.stall_timeout_seconds = options.stall_timeout_seconds;
+  s.exec_options.stall_timeout_seconds = options.watchdog_seconds;
   // Before the graph is built (its host side alone can be large): fail
   // up front when the GPU cannot hold it all.
   gpu::ensure_device_memory(qr_device_bytes(m, n, sizeof(T)),
-                            "DeviceQr of a " + std::to_string(m) + " x " + std::to_string(n) + " matrix");
+                            "the task-graph GPU factorisation of a " + std::to_string(m) + " x " + std::to_string(n) + " matrix");
 
   {
     const Dag dag = build_qr_dag(s.p, s.q, options.tree);
@@ -123,58 +126,58 @@ DeviceQr<T>::DeviceQr(int64_t m, int64_t n, const QrOptions& options) {
 }
 
 template <typename T>
-DeviceQr<T>::~DeviceQr() = default;
+Fr4Factorization<T>::~Fr4Factorization() = default;
 template <typename T>
-DeviceQr<T>::DeviceQr(DeviceQr&&) noexcept = default;
+Fr4Factorization<T>::Fr4Factorization(Fr4Factorization&&) noexcept = default;
 template <typename T>
-DeviceQr<T>& DeviceQr<T>::operator=(DeviceQr&&) noexcept = default;
+Fr4Factorization<T>& Fr4Factorization<T>::operator=(Fr4Factorization&&) noexcept = default;
 
 template <typename T>
-void DeviceQr<T>::launch_factor(const T* d_a, int64_t lda, cudaStream_t stream) {
-  DeviceQrState<T>& s = *state_;
-  if (lda < s.m) throw InputError("DeviceQr::factor: lda must be >= m");
-  if (s.pending) throw InputError("DeviceQr::launch_factor: the previous launch was not finished");
+void Fr4Factorization<T>::launch_factor(const T* d_a, int64_t lda, cudaStream_t stream) {
+  Fr4FactorizationState<T>& s = *state_;
+  if (lda < s.m) throw InputError("factor: lda must be >= m");
+  if (s.pending) throw InputError("launch_factor: the previous launch was not finished");
   s.timer.start(stream);
   T* tiles = s.storage.tiles.get();
   colmajor_to_tiles_kernel<T><<<grid_for(int64_t(s.storage.tiles.size()), 8192), 256, 0, stream>>>(
       d_a, lda, s.m, s.n, tiles, s.p, s.q);
   gpu::check_launch("colmajor_to_tiles_kernel");
-  throw_on_failure(s.factor_exec->launch(s.params(tiles), stream), "FR4 QR");
+  throw_on_failure(s.factor_exec->launch(s.params(tiles), stream), "the task-graph QR");
   s.timer.stop(stream);
   s.pending = true;
 }
 
 template <typename T>
-void DeviceQr<T>::finish_factor() {
-  DeviceQrState<T>& s = *state_;
-  if (!s.pending) throw InputError("DeviceQr::finish_factor without launch_factor");
+void Fr4Factorization<T>::finish_factor() {
+  Fr4FactorizationState<T>& s = *state_;
+  if (!s.pending) throw InputError("finish_factor without launch_factor");
   s.pending = false;
-  throw_on_failure(s.factor_exec->wait(), "FR4 QR");
+  throw_on_failure(s.factor_exec->wait(), "the task-graph QR");
   s.seconds = s.timer.seconds();
   s.factored = true;
 }
 
 template <typename T>
-void DeviceQr<T>::factor(const T* d_a, int64_t lda) {
+void Fr4Factorization<T>::factor(const T* d_a, int64_t lda) {
   launch_factor(d_a, lda, 0);
   finish_factor();
 }
 
 template <typename T>
-int32_t DeviceQr<T>::task_count() const { return int32_t(state_->tasks.size()); }
+int32_t Fr4Factorization<T>::task_count() const { return int32_t(state_->tasks.size()); }
 template <typename T>
-double DeviceQr<T>::device_seconds() const { return state_->seconds; }
+double Fr4Factorization<T>::device_seconds() const { return state_->seconds; }
 
 template <typename T>
-QrFactors<T> DeviceQr<T>::factors() const {
-  const DeviceQrState<T>& s = *state_;
-  if (!s.factored) throw InputError("DeviceQr: factor() a matrix first");
+QrFactors<T> Fr4Factorization<T>::factors() const {
+  const Fr4FactorizationState<T>& s = *state_;
+  if (!s.factored) throw InputError("the GPU factorisation: factor() a matrix first");
   return s.storage.factors(s.m, s.n, s.p, s.q, s.options.tree);
 }
 
 template <typename T>
-std::vector<TaskRecord> DeviceQr<T>::trace() const {
-  const DeviceQrState<T>& s = *state_;
+std::vector<TaskRecord> Fr4Factorization<T>::trace() const {
+  const Fr4FactorizationState<T>& s = *state_;
   std::vector<TaskRecord> out;
   const std::vector<TraceEvent> events = s.factor_exec->trace();
   if (events.empty()) return out;
@@ -187,14 +190,14 @@ std::vector<TaskRecord> DeviceQr<T>::trace() const {
 }
 
 template <typename T>
-void DeviceQr<T>::apply_tiles(bool transpose, T* b_tiles, int32_t column_tiles) const {
-  DeviceQrState<T>& s = *state_;
+void Fr4Factorization<T>::apply_tiles(bool transpose, T* b_tiles, int32_t column_tiles) const {
+  Fr4FactorizationState<T>& s = *state_;
   GraphExec<QrKinds<T>>& exec = s.apply_exec(transpose, column_tiles);
-  throw_on_failure(exec.run(s.params(b_tiles)), transpose ? "FR4 apply_qt" : "FR4 apply_q");
+  throw_on_failure(exec.run(s.params(b_tiles)), transpose ? "applying Q^T on the GPU" : "applying Q on the GPU");
 }
 
 template <typename T>
-Options DeviceQr<T>::download_options() const {
+Options Fr4Factorization<T>::download_options() const {
   Options o;
   o.tile = gpu::warp_tile;
   o.inner_block = 0;

@@ -19,12 +19,9 @@ tiledqr::Factorization<T> factor_on_gpu(const T* a, int64_t m, int64_t n, int64_
   using namespace tiledqr;
   const gpu::DeviceBuffer<T> d_a = gpu::stage_matrix_on_device(
       a, m, n, lda, options.tile, "fr4_scheduler", "fr4_scheduler runs its task graph on an NVIDIA GPU, sm_90");
-  gpu::QrOptions qr_options;
-  qr_options.tree = options.tree;
-  qr_options.trace = options.trace;
-  gpu::DeviceQr<T> qr = [&] {
+  gpu::Fr4Factorization<T> qr = [&] {
     const NvtxRange dag_build("DAG build");  // the plan: the tile DAG built and uploaded
-    return gpu::DeviceQr<T>(m, n, qr_options);
+    return gpu::Fr4Factorization<T>(m, n, options);
   }();
   qr.factor(d_a.get(), m);
   return qr.download();  // carries device_seconds and the trace
@@ -33,7 +30,7 @@ tiledqr::Factorization<T> factor_on_gpu(const T* a, int64_t m, int64_t n, int64_
 }  // namespace
 
 int main(int argc, char** argv) {
-  // The device holds the column-major matrix, plus what DeviceQr needs (tiles, τ, the graph).
+  // The device holds the column-major matrix, plus what Fr4Factorization needs (tiles, τ, the graph).
   const auto device_bytes = [](int64_t m, int64_t n, size_t element_bytes) {
     return double(m) * double(n) * double(element_bytes) + tiledqr::gpu::qr_device_bytes(m, n, element_bytes);
   };

@@ -1,5 +1,5 @@
-// tiledqr_block_kernel_bench — throughput of the block update kernels
-// (common/kernels/block: tsmqr, ormqr) on many independent tasks, one block
+// tiledqr_block_kernel_bench — throughput of the block kernels
+// (common/kernels/block: tsmqr, ttmqr, ormqr, geqrt, tsqrt) on many independent tasks, one block
 // each, enough to fill every SM several times, against peers measured in the
 // same run: the FP64 tensor-core (DMMA) and FP32 FMA peaks from throughput
 // probes, and cuBLAS ?gemmStridedBatched doing the same products without the
@@ -13,7 +13,8 @@
 // warm-ups. The register-resident warp tsmqr (32 × 32 tiles) runs beside
 // FR3's warp tsmqr in the same way.
 //   tiledqr_block_kernel_bench [--out FILE] [--commit HASH] [--waves W] [--panels P]
-//                              [--repeats R] [--batch B]
+//                              [--repeats R] [--batch B] [--only 'KERNEL PRECISION NB IB']
+// --only runs one case (e.g. 'tsmqr double 128 32'), for a profiler.
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <lapacke.h>
@@ -31,8 +32,10 @@
 #include <vector>
 
 #include "kernels/block/device_primitives.cuh"
+#include "kernels/block/geqrt.cuh"
 #include "kernels/block/ormqr.cuh"
 #include "kernels/block/tsmqr.cuh"
+#include "kernels/block/ttmqr.cuh"
 #include "kernels/host/tsqrt.hpp"
 #include "kernels/warp_registers/tsmqr.cuh"
 #include "kernels/warp/tsmqr.cuh"
@@ -161,24 +164,27 @@ struct Row {
   double block_us, tflops, peak_tflops, cublas_tflops;
 };
 
-// The launches of `launch` (a block::launch_*_tasks) over `list`, copied to
-// the device, timed; `blocks_per_sm` of its `kernel` fit on one SM.
-template <typename T, int NB, int IB, typename Task, typename Launch, typename Kernel>
-Timing time_tasks(const Settings& s, const std::vector<Task>& list, Launch launch, Kernel kernel,
-                  const char* name, int& blocks_per_sm) {
-  const DeviceVector<Task> dlist(list);
-  const int tasks = int(list.size());
-  const Timing timing = time_launches(s, [&] { cuda_ok(launch(true, dlist.data, tasks, nullptr), name); });
-  cuda_ok(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel,
-                                                        block::CompactWyLaunch<T, NB, IB>::threads,
-                                                        block::CompactWyLaunch<T, NB, IB>::shared_bytes),
-          "occupancy");
-  return timing;
+// A row of the table: what ran and how fast; flops per task.
+template <typename T>
+Row make_row(const char* kernel, int nb, int ib, int tasks, const Timing& timing, int blocks_per_sm,
+             const cudaDeviceProp& prop, double flops_per_task) {
+  Row row;
+  row.kernel = kernel;
+  row.precision = sizeof(T) == 8 ? "double" : "float";
+  row.nb = nb;
+  row.ib = ib;
+  row.tasks = tasks;
+  row.timing = timing;
+  const double resident = double(prop.multiProcessorCount) * std::max(blocks_per_sm, 1);
+  row.block_us = timing.median_ms * 1e3 * std::min<double>(resident, tasks) / tasks;
+  row.tflops = flops_per_task * tasks / (timing.median_ms * 1e-3) / 1e12;
+  return row;
 }
 
-// Many tsmqr (stacked = true) or ormqr tasks on nb × nb tiles.
+// Many tsmqr (stacked = true), ttmqr (stacked and triangle) or ormqr tasks
+// on nb × nb tiles.
 template <typename T, int NB, int IB>
-Row measure_update(const Settings& s, const cudaDeviceProp& prop, bool stacked) {
+Row measure_update(const Settings& s, const cudaDeviceProp& prop, bool stacked, bool triangle = false) {
   const int tasks = prop.multiProcessorCount * s.waves;
   const std::size_t tile = std::size_t(NB) * NB;
   std::mt19937_64 engine(20261125u + NB * 131 + IB);
@@ -193,41 +199,121 @@ Row measure_update(const Settings& s, const cudaDeviceProp& prop, bool stacked) 
   const DeviceVector<T> dv(v), dt(t);
   const DeviceVector<T> da1(stacked ? random_values<T>(tile * tasks, engine) : std::vector<T>());
   const DeviceVector<T> da2(random_values<T>(tile * tasks, engine));
-  Timing timing{};
-  double flops = 0;
-  int blocks_per_sm = 0;
-  if (stacked) {
-    std::vector<block::TsmqrTask<T>> list;
-    for (int i = 0; i < tasks; ++i) {
-      const int p = i % s.panels;
-      list.push_back({NB, NB, NB, dv.data + tile * p, NB, dt.data + std::size_t(IB) * NB * p, IB,
-                      da1.data + tile * i, NB, da2.data + tile * i, NB});
-    }
-    timing = time_tasks<T, NB, IB>(s, list, block::launch_tsmqr_tasks<T, NB, IB>,
-                                   block::tsmqr_tasks_kernel<T, NB, IB>, "tsmqr", blocks_per_sm);
-    flops = 4.0 * NB * NB * NB * tasks;
-  } else {
-    std::vector<block::OrmqrTask<T>> list;
-    for (int i = 0; i < tasks; ++i) {
-      const int p = i % s.panels;
-      list.push_back({NB, NB, NB, dv.data + tile * p, NB, dt.data + std::size_t(IB) * NB * p, IB,
-                      da2.data + tile * i, NB});
-    }
-    timing = time_tasks<T, NB, IB>(s, list, block::launch_ormqr_tasks<T, NB, IB>,
-                                   block::ormqr_tasks_kernel<T, NB, IB>, "ormqr", blocks_per_sm);
-    flops = 2.0 * NB * NB * (2.0 * NB - NB) * tasks;  // LAPACK's ?ormqr count, 2·n·k·(2m − k)
+  std::vector<block::CompactWy<T>> list;
+  for (int i = 0; i < tasks; ++i) {
+    const T* vp = dv.data + tile * (i % s.panels);
+    const T* tp = dt.data + std::size_t(IB) * NB * (i % s.panels);
+    T* a2 = da2.data + tile * i;
+    if (!stacked) list.push_back(block::ormqr_operands(NB, NB, NB, vp, NB, tp, IB, a2, NB));
+    else if (triangle) list.push_back(block::ttmqr_operands(NB, NB, NB, vp, NB, tp, IB, da1.data + tile * i, NB, a2, NB));
+    else list.push_back(block::tsmqr_operands(NB, NB, NB, vp, NB, tp, IB, da1.data + tile * i, NB, a2, NB));
   }
-  Row row;
-  row.kernel = stacked ? "tsmqr" : "ormqr";
-  row.precision = sizeof(T) == 8 ? "double" : "float";
-  row.nb = NB;
-  row.ib = IB;
-  row.tasks = tasks;
-  row.timing = timing;
-  const double resident = double(prop.multiProcessorCount) * std::max(blocks_per_sm, 1);
-  row.block_us = timing.median_ms * 1e3 * std::min<double>(resident, tasks) / tasks;
-  row.tflops = flops / (timing.median_ms * 1e-3) / 1e12;
+  const block::ReflectorShape shape = !stacked   ? block::ReflectorShape::unit_lower
+                                      : triangle ? block::ReflectorShape::upper
+                                                 : block::ReflectorShape::full;
+  const DeviceVector<block::CompactWy<T>> dlist(list);
+  const Timing timing = time_launches(s, [&] {
+    cuda_ok(block::launch_update_tasks<T, NB, IB>(shape, true, dlist.data, tasks, nullptr), "update");
+  });
+  int blocks_per_sm = 0;
+  cuda_ok(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, block::update_tasks_kernel<T, NB, IB>,
+                                                        block::CompactWyLaunch<T, NB, IB>::threads,
+                                                        block::CompactWyLaunch<T, NB, IB>::shared_bytes),
+          "occupancy");
+  // LAPACK's counts: ?tpmqrt 4·nb³ (a triangle V2: half), ?gemqrt 2·n·k·(2m − k).
+  const double flops = !stacked ? 2.0 * NB * NB * NB : (triangle ? 2.0 : 4.0) * NB * NB * NB;
+  return make_row<T>(!stacked ? "ormqr" : triangle ? "ttmqr" : "tsmqr", NB, IB, tasks, timing, blocks_per_sm, prop,
+                     flops);
+}
+
+// The tensor-core engine in another shape (SLICES row slices, WARPS warps,
+// BLOCKS blocks per SM asked of the compiler): tsmqr tasks, for choosing
+// the shape the kinds use.
+template <int NB, int IB, int SLICES, int WARPS, int BLOCKS>
+__global__ void __launch_bounds__(32 * WARPS, BLOCKS)
+    mma_variant_kernel(const block::CompactWy<double>* tasks) {
+  extern __shared__ __align__(16) unsigned char variant_shared[];
+  block::apply_compact_wy_mma<NB, IB, true, SLICES, WARPS>(block::ReflectorShape::full, tasks[blockIdx.x],
+                                                          reinterpret_cast<double*>(variant_shared));
+}
+
+template <int NB, int IB, int SLICES, int WARPS, int BLOCKS>
+Row measure_mma_variant(const Settings& s, const cudaDeviceProp& prop) {
+  using Layout = block::MmaStageLayout<NB, IB, SLICES, WARPS>;
+  const auto kernel = mma_variant_kernel<NB, IB, SLICES, WARPS, BLOCKS>;
+  const int tasks = prop.multiProcessorCount * s.waves;
+  const std::size_t tile = std::size_t(NB) * NB;
+  std::mt19937_64 engine(20261125u + NB * 131 + IB);
+  std::vector<double> v(tile * s.panels), t(std::size_t(IB) * NB * s.panels);
+  for (int p = 0; p < s.panels; ++p) {
+    std::vector<double> r = random_values<double>(tile, engine), vp = random_values<double>(tile, engine);
+    if (factor_stacked(NB, IB, r.data(), vp.data(), t.data() + std::size_t(IB) * NB * p) != 0)
+      throw std::runtime_error("LAPACK factorisation failed");
+    std::copy(vp.begin(), vp.end(), v.begin() + tile * p);
+  }
+  const DeviceVector<double> dv(v), dt(t);
+  const DeviceVector<double> da1(random_values<double>(tile * tasks, engine)), da2(random_values<double>(tile * tasks, engine));
+  std::vector<block::CompactWy<double>> list;
+  for (int i = 0; i < tasks; ++i)
+    list.push_back(block::tsmqr_operands(NB, NB, NB, dv.data + tile * (i % s.panels), NB,
+                                         dt.data + std::size_t(IB) * NB * (i % s.panels), IB, da1.data + tile * i, NB,
+                                         da2.data + tile * i, NB));
+  const DeviceVector<block::CompactWy<double>> dlist(list);
+  cuda_ok(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(Layout::shared_bytes)),
+          "cudaFuncSetAttribute");
+  const Timing timing = time_launches(s, [&] {
+    kernel<<<tasks, Layout::threads, Layout::shared_bytes>>>(dlist.data);
+    cuda_ok(cudaGetLastError(), "variant");
+  });
+  int blocks_per_sm = 0;
+  cuda_ok(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, Layout::threads, Layout::shared_bytes),
+          "occupancy");
+  const std::string name = "tsmqr_s" + std::to_string(SLICES) + "w" + std::to_string(WARPS) + "b" + std::to_string(BLOCKS);
+  Row row = make_row<double>("", NB, IB, tasks, timing, blocks_per_sm, prop, 4.0 * NB * NB * NB);
+  row.kernel = name;
   return row;
+}
+
+// Many independent geqrt or tsqrt tasks on nb × nb tiles, each on its own
+// tiles. Every launch factors the same random tiles: a device-to-device copy
+// restores them first, and the copy's own median time (measured alone) is
+// taken off. flops: geqrt 4/3·nb³, tsqrt 2·nb³ (LAPACK's counts).
+template <typename T, int NB, int IB>
+Row measure_factor(const Settings& s, const cudaDeviceProp& prop, block::PanelKind kind) {
+  const int tasks = prop.multiProcessorCount * s.waves;
+  const std::size_t tile = std::size_t(NB) * NB;
+  std::mt19937_64 engine(20261127u + NB * 17 + IB);
+  std::vector<T> top = random_values<T>(tile * tasks, engine);
+  for (int i = 0; i < tasks; ++i)
+    for (int c = 0; c < NB; ++c) top[tile * i + std::size_t(c) * NB + c] += T(4);  // a triangle like R's
+  const std::vector<T> body_in = random_values<T>(tile * tasks, engine);
+  const DeviceVector<T> dtop(top), dbody(body_in), dt(std::vector<T>(std::size_t(IB) * NB * tasks));
+  const DeviceVector<T> dtop_in(top), dbody_in(body_in);
+  const std::size_t bytes = tile * tasks * sizeof(T);
+  const auto restore = [&] {
+    cuda_ok(cudaMemcpyAsync(dtop.data, dtop_in.data, bytes, cudaMemcpyDeviceToDevice), "restore");
+    cuda_ok(cudaMemcpyAsync(dbody.data, dbody_in.data, bytes, cudaMemcpyDeviceToDevice), "restore");
+  };
+  std::vector<block::FactorTask<T>> list;
+  for (int i = 0; i < tasks; ++i)
+    list.push_back({NB, NB, dtop.data + tile * i, NB, dbody.data + tile * i, NB, dt.data + std::size_t(IB) * NB * i,
+                    IB});
+  const DeviceVector<block::FactorTask<T>> dlist(list);
+  const Timing copies = time_launches(s, restore);
+  Timing timing = time_launches(s, [&] {
+    restore();
+    cuda_ok(block::launch_factor_tasks<T, NB, IB>(kind, dlist.data, tasks, nullptr), "factor");
+  });
+  timing.median_ms -= copies.median_ms;
+  timing.min_ms -= copies.median_ms;
+  int blocks_per_sm = 0;
+  cuda_ok(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, block::factor_tasks_kernel<T, NB, IB>,
+                                                        block::PanelLayout<T, NB, IB>::threads,
+                                                        block::PanelLayout<T, NB, IB>::shared_bytes),
+          "occupancy");
+  const double per_task = kind == block::PanelKind::geqrt ? 4.0 / 3.0 * NB * NB * NB : 2.0 * NB * NB * NB;
+  return make_row<T>(kind == block::PanelKind::geqrt ? "geqrt" : "tsqrt", NB, IB, tasks, timing, blocks_per_sm, prop,
+                     per_task);
 }
 
 // Warp tsmqr on 32 × 32 tiles, one warp a task, 4 warps a block: the
@@ -280,17 +366,9 @@ Row measure_warp_tsmqr(const Settings& s, const cudaDeviceProp& prop) {
   int blocks_per_sm = 0;
   cuda_ok(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, warp_tsmqr_kernel<T, registers>,
                                                         32 * warp_tasks_per_block, shared), "occupancy");
-  Row row;
-  row.kernel = registers ? "warp_registers_tsmqr" : "warp_tsmqr_fr3";
-  row.precision = sizeof(T) == 8 ? "double" : "float";
-  row.nb = b;
-  row.ib = 1;
-  row.tasks = tasks;
-  row.timing = timing;
-  const double resident = double(prop.multiProcessorCount) * std::max(blocks_per_sm, 1) * warp_tasks_per_block;
-  row.block_us = timing.median_ms * 1e3 * std::min<double>(resident, tasks) / tasks;
-  row.tflops = 4.0 * b * b * b * tasks / (timing.median_ms * 1e-3) / 1e12;
-  return row;
+  // A warp holds a task's slot: blocks_per_sm · warp_tasks_per_block per SM.
+  return make_row<T>(registers ? "warp_registers_tsmqr" : "warp_tsmqr_fr3", b, 1, tasks, timing,
+                     blocks_per_sm * warp_tasks_per_block, prop, 4.0 * b * b * b);
 }
 
 // cuBLAS doing a task's two products for every task (strided batched,
@@ -336,7 +414,7 @@ double cublas_square_tflops(const Settings& s, cublasHandle_t handle, int n) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string out_path = "block_kernels.csv", commit = "unknown";
+  std::string out_path = "block_kernels.csv", commit = "unknown", only;
   Settings s;
   for (int a = 1; a < argc; ++a) {
     const std::string arg = argv[a];
@@ -347,9 +425,10 @@ int main(int argc, char** argv) {
     else if (arg == "--panels" && has_value) s.panels = std::atoi(argv[++a]);
     else if (arg == "--repeats" && has_value) s.repeats = std::atoi(argv[++a]);
     else if (arg == "--batch" && has_value) s.batch = std::atoi(argv[++a]);
+    else if (arg == "--only" && has_value) only = argv[++a];
     else {
       std::fprintf(stderr, "usage: tiledqr_block_kernel_bench [--out FILE] [--commit HASH] [--waves W] "
-                           "[--panels P] [--repeats R] [--batch B]\n");
+                           "[--panels P] [--repeats R] [--batch B] [--only 'KERNEL PRECISION NB IB']\n");
       return 2;
     }
   }
@@ -383,21 +462,38 @@ int main(int argc, char** argv) {
     const double batched_d128 = cublas_batched_tflops<double>(s, prop, handle, 128);
     const double batched_s64 = cublas_batched_tflops<float>(s, prop, handle, 64);
     const double batched_s128 = cublas_batched_tflops<float>(s, prop, handle, 128);
+    const double batched_d256 = cublas_batched_tflops<double>(s, prop, handle, 256);
+    const double batched_s256 = cublas_batched_tflops<float>(s, prop, handle, 256);
 
-    std::vector<std::function<Row()>> cases = {
-        [&] { return measure_update<double, 128, 32>(s, prop, true); },
-        [&] { return measure_update<double, 128, 16>(s, prop, true); },
-        [&] { return measure_update<double, 128, 64>(s, prop, true); },
-        [&] { return measure_update<double, 64, 16>(s, prop, true); },
-        [&] { return measure_update<double, 64, 32>(s, prop, true); },
-        [&] { return measure_update<double, 128, 32>(s, prop, false); },
-        [&] { return measure_update<double, 64, 32>(s, prop, false); },
-        [&] { return measure_update<float, 128, 32>(s, prop, true); },
-        [&] { return measure_update<float, 64, 32>(s, prop, true); },
-        [&] { return measure_warp_tsmqr<double, true>(s, prop); },
-        [&] { return measure_warp_tsmqr<double, false>(s, prop); },
-        [&] { return measure_warp_tsmqr<float, true>(s, prop); },
-        [&] { return measure_warp_tsmqr<float, false>(s, prop); },
+    // Each case: its label (kernel precision nb ib, for --only) and its measurement.
+    const std::vector<std::pair<std::string, std::function<Row()>>> cases = {
+        {"tsmqr double 128 32", [&] { return measure_update<double, 128, 32>(s, prop, true); }},
+        {"tsmqr double 128 16", [&] { return measure_update<double, 128, 16>(s, prop, true); }},
+        {"tsmqr double 128 64", [&] { return measure_update<double, 128, 64>(s, prop, true); }},
+        {"tsmqr double 64 16", [&] { return measure_update<double, 64, 16>(s, prop, true); }},
+        {"tsmqr double 64 32", [&] { return measure_update<double, 64, 32>(s, prop, true); }},
+        {"ormqr double 128 32", [&] { return measure_update<double, 128, 32>(s, prop, false); }},
+        {"ormqr double 64 32", [&] { return measure_update<double, 64, 32>(s, prop, false); }},
+        {"tsmqr_s2w16b1 double 128 32", [&] { return measure_mma_variant<128, 32, 2, 16, 1>(s, prop); }},
+        {"tsmqr_s4w16b1 double 128 32", [&] { return measure_mma_variant<128, 32, 4, 16, 1>(s, prop); }},
+        {"tsmqr_s2w8b2 double 128 32", [&] { return measure_mma_variant<128, 32, 2, 8, 2>(s, prop); }},
+        {"tsmqr_s1w4b2 double 64 32", [&] { return measure_mma_variant<64, 32, 1, 4, 2>(s, prop); }},
+        {"tsmqr double 256 32", [&] { return measure_update<double, 256, 32>(s, prop, true); }},
+        {"ttmqr double 128 32", [&] { return measure_update<double, 128, 32>(s, prop, true, true); }},
+        {"geqrt double 128 32", [&] { return measure_factor<double, 128, 32>(s, prop, block::PanelKind::geqrt); }},
+        {"tsqrt double 128 32", [&] { return measure_factor<double, 128, 32>(s, prop, block::PanelKind::tsqrt); }},
+        {"tsqrt double 64 32", [&] { return measure_factor<double, 64, 32>(s, prop, block::PanelKind::tsqrt); }},
+        {"tsqrt double 256 32", [&] { return measure_factor<double, 256, 32>(s, prop, block::PanelKind::tsqrt); }},
+        {"tsqrt double 128 16", [&] { return measure_factor<double, 128, 16>(s, prop, block::PanelKind::tsqrt); }},
+        {"geqrt double 64 32", [&] { return measure_factor<double, 64, 32>(s, prop, block::PanelKind::geqrt); }},
+        {"tsmqr float 128 32", [&] { return measure_update<float, 128, 32>(s, prop, true); }},
+        {"tsmqr float 64 32", [&] { return measure_update<float, 64, 32>(s, prop, true); }},
+        {"tsmqr float 256 32", [&] { return measure_update<float, 256, 32>(s, prop, true); }},
+        {"tsqrt float 128 32", [&] { return measure_factor<float, 128, 32>(s, prop, block::PanelKind::tsqrt); }},
+        {"warp_registers_tsmqr double 32 1", [&] { return measure_warp_tsmqr<double, true>(s, prop); }},
+        {"warp_tsmqr_fr3 double 32 1", [&] { return measure_warp_tsmqr<double, false>(s, prop); }},
+        {"warp_registers_tsmqr float 32 1", [&] { return measure_warp_tsmqr<float, true>(s, prop); }},
+        {"warp_tsmqr_fr3 float 32 1", [&] { return measure_warp_tsmqr<float, false>(s, prop); }},
     };
     std::ofstream out(out_path);
     out << "# tiledqr_block_kernel_bench: many independent block tasks (one thread block each, own A1/A2 or C; V, T "
@@ -409,7 +505,7 @@ int main(int argc, char** argv) {
         << "# peers in the same run: DMMA probe " << dmma << " TFLOP/s (m16n8k4), FFMA probe " << ffma
         << " TFLOP/s, cuBLAS DGEMM 8192^3 " << square
         << " TFLOP/s; cublas_batched = ?gemmStridedBatched doing W = V^T A2 and A2 -= V W for every task\n"
-        << "# flops: tsmqr 4 nb^3, ormqr 2 nb^3 (LAPACK counts); block_us = time one block (warp for the warp "
+        << "# flops: tsmqr 4 nb^3, ttmqr 2 nb^3, ormqr 2 nb^3, geqrt 4/3 nb^3, tsqrt 2 nb^3 (LAPACK counts); block_us = time one block (warp for the warp "
            "kernels) holds its slot; warp_* rows: 32x32 tiles, one warp a task, scalar FMA (peak column still the "
            "DMMA/FFMA probe)\n"
         << "kernel,precision,nb,ib,tasks,median_ms,min_ms,us_per_task,block_us,tflops,peak_tflops,pct_of_peak,"
@@ -419,13 +515,15 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "tiledqr_block_kernel_bench: cannot write %s\n", out_path.c_str());
       return 1;
     }
-    for (const auto& run_case : cases) {
+    for (const auto& [label, run_case] : cases) {
+      if (!only.empty() && label != only) continue;
       Row r = run_case();
       const bool dbl = r.precision == "double";
       r.peak_tflops = dbl ? dmma : ffma;
-      r.cublas_tflops = r.nb == 32 ? (dbl ? batched_d32 : batched_s32)
-                        : r.nb == 64 ? (dbl ? batched_d64 : batched_s64)
-                                     : (dbl ? batched_d128 : batched_s128);
+      r.cublas_tflops = r.nb == 32    ? (dbl ? batched_d32 : batched_s32)
+                        : r.nb == 64  ? (dbl ? batched_d64 : batched_s64)
+                        : r.nb == 128 ? (dbl ? batched_d128 : batched_s128)
+                                      : (dbl ? batched_d256 : batched_s256);
       out << r.kernel << ',' << r.precision << ',' << r.nb << ',' << r.ib << ',' << r.tasks << ','
           << r.timing.median_ms << ',' << r.timing.min_ms << ',' << r.timing.median_ms * 1e3 / r.tasks << ','
           << r.block_us << ',' << r.tflops << ',' << r.peak_tflops << ',' << 100 * r.tflops / r.peak_tflops << ','

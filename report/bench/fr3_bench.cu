@@ -20,13 +20,13 @@ BenchOutcome run_fr3(const BenchCase& c) {
   if (c.tree != "flat") throw InputError("fr3 runs the flat tree only");
   const std::vector<T> a = random_input<T>(c);
   const gpu::DeviceBuffer<T> d_a = upload(a);
-  gpu::GpuOptions options;
+  Options options;
   options.executors_per_sm = c.executors_per_sm;
   options.double_task_weight = c.double_task_weight;
 
   // The first call allocates the device memory and is never timed; it is
   // the first warm-up (or set-up only, with no warm-ups).
-  gpu::GpuFactorization<T> f = gpu::factor(d_a.get(), c.m, c.n, c.m, options);
+  gpu::Fr3Factorization<T> f = gpu::fr3_factor(d_a.get(), c.m, c.n, c.m, options);
   for (int w = 1; w < c.warmup; ++w) f.refactor(d_a.get(), c.m);
   BenchOutcome out = time_on_device(c.repeats, [&] { f.refactor(d_a.get(), c.m); }, [] {});
   if (c.check) record_accuracy(out, check_factorization(a.data(), c.m, c.n, c.m, f.download()));

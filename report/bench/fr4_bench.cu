@@ -26,17 +26,17 @@ template <typename T>
 struct CachedPlan {
   int64_t m = 0, n = 0;
   Tree tree = Tree::flat;
-  std::unique_ptr<gpu::DeviceQr<T>> qr;
+  std::unique_ptr<gpu::Fr4Factorization<T>> qr;
 };
 
 template <typename T>
-gpu::DeviceQr<T>& plan_for(const BenchCase& c, Tree tree) {
+gpu::Fr4Factorization<T>& plan_for(const BenchCase& c, Tree tree) {
   static CachedPlan<T> cache;
   if (!cache.qr || cache.m != c.m || cache.n != c.n || cache.tree != tree) {
     cache.qr.reset();  // free the old plan's device memory first
-    gpu::QrOptions options;
+    Options options;
     options.tree = tree;
-    cache.qr = std::make_unique<gpu::DeviceQr<T>>(c.m, c.n, options);
+    cache.qr = std::make_unique<gpu::Fr4Factorization<T>>(c.m, c.n, options);
     cache.m = c.m;
     cache.n = c.n;
     cache.tree = tree;
@@ -51,7 +51,7 @@ BenchOutcome run_fr4(const BenchCase& c) {
   const Tree tree = parse_tree(c.tree);
   const std::vector<T> a = random_input<T>(c);
   const gpu::DeviceBuffer<T> d_a = upload(a);
-  gpu::DeviceQr<T>& qr = plan_for<T>(c, tree);
+  gpu::Fr4Factorization<T>& qr = plan_for<T>(c, tree);
   for (int w = 0; w < c.warmup; ++w) qr.factor(d_a.get(), c.m);
   // finish_factor: the watchdog's wait; throws on a failed run.
   BenchOutcome out = time_on_device(

@@ -1,4 +1,5 @@
-// Tests for common/trace_json.{hpp,cpp}: the Chrome trace-event file Perfetto opens.
+// Tests for common/trace_json.{hpp,cpp}: the Chrome trace-event file Perfetto opens, and
+// common/program.hpp's json_string, which writes its names.
 #include "trace_json.hpp"
 
 #include <gtest/gtest.h>
@@ -6,6 +7,8 @@
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "program.hpp"
 
 namespace tiledqr {
 namespace {
@@ -53,6 +56,18 @@ TEST(ChromeTrace, EmptyTrace) {
   EXPECT_EQ(out.str(), "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n"
                        "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"tid\":0,\"args\":{\"name\":\"fr1_serial\"}}"
                        "\n]}\n");
+}
+
+// Pass: quotes and backslashes escaped, control characters as \u00XX, anything else as given.
+TEST(ChromeTrace, JsonStringEscapes) {
+  EXPECT_EQ(json_string("fr2_threaded"), "\"fr2_threaded\"");
+  EXPECT_EQ(json_string("a\"b\\c"), "\"a\\\"b\\\\c\"");
+  EXPECT_EQ(json_string(std::string("x\ny\t\x01", 5)), "\"x\\u000ay\\u0009\\u0001\"");
+  EXPECT_EQ(json_string("H100 \xc2\xb5s"), "\"H100 \xc2\xb5s\"");  // UTF-8 passes through
+  EXPECT_EQ(json_string(""), "\"\"");
+  std::ostringstream out;
+  write_chrome_trace(out, {}, "stage \"one\"\n", "worker");
+  EXPECT_NE(out.str().find("{\"name\":\"stage \\\"one\\\"\\u000a\"}"), std::string::npos) << out.str();
 }
 
 }  // namespace

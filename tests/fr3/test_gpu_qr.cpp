@@ -66,9 +66,9 @@ Options reference_options() {
 
 // GPU and reference factorisations of one matrix, both as host Factorizations.
 template <typename T>
-std::pair<Factorization<T>, Factorization<T>> both(const DenseMatrix<T>& a, const GpuOptions& options = {}) {
+std::pair<Factorization<T>, Factorization<T>> both(const DenseMatrix<T>& a, const Options& options = {}) {
   const DeviceBuffer<T> d_a = upload(a.data);
-  const GpuFactorization<T> g = factor(d_a.get(), a.rows, a.cols, a.ld(), options);
+  const Fr3Factorization<T> g = fr3_factor(d_a.get(), a.rows, a.cols, a.ld(), options);
   return {g.download(), tiledqr::factor(a.data.data(), a.rows, a.cols, a.ld(), reference_options())};
 }
 
@@ -123,13 +123,13 @@ TEST(GpuVsReference, OptionsChangeScheduleNotResult) {
   std::mt19937_64 engine = testing::make_engine(302);
   const DenseMatrix<double> a = testing::random_matrix<double>(333, 222, engine);
   const DeviceBuffer<double> d_a = upload(a.data);
-  const Factorization<double> base = factor(d_a.get(), a.rows, a.cols, a.ld(), GpuOptions{}).download();
+  const Factorization<double> base = fr3_factor(d_a.get(), a.rows, a.cols, a.ld(), Options{}).download();
   for (const int executors : {1, 2, 4})
     for (const double weight : {1.0, 1.5, 2.0, 3.0, 4.0}) {
-      GpuOptions options;
+      Options options;
       options.executors_per_sm = executors;
       options.double_task_weight = weight;
-      const Factorization<double> f = factor(d_a.get(), a.rows, a.cols, a.ld(), options).download();
+      const Factorization<double> f = fr3_factor(d_a.get(), a.rows, a.cols, a.ld(), options).download();
       EXPECT_EQ(f.tiles.data, base.tiles.data) << executors << " per SM, weight " << weight;
       EXPECT_EQ(f.t_merge, base.t_merge) << executors << " per SM, weight " << weight;
     }
@@ -141,7 +141,7 @@ TEST(GpuDeterminism, FiftyRunsBitIdentical) {
   std::mt19937_64 engine = testing::make_engine(303);
   const DenseMatrix<double> a = testing::random_matrix<double>(300, 260, engine);
   const DeviceBuffer<double> d_a = upload(a.data);
-  GpuFactorization<double> g = factor(d_a.get(), a.rows, a.cols, a.ld(), GpuOptions{});
+  Fr3Factorization<double> g = fr3_factor(d_a.get(), a.rows, a.cols, a.ld(), Options{});
   const Factorization<double> first = g.download();
   for (int run = 1; run < 50; ++run) {
     g.refactor(d_a.get(), a.ld());
@@ -243,7 +243,7 @@ TEST(GpuApply, MatchesHostFactorization) {
     const std::string what = std::to_string(m) + "x" + std::to_string(n);
     const DenseMatrix<double> a = testing::random_matrix<double>(m, n, engine);
     const DeviceBuffer<double> d_a = upload(a.data);
-    const GpuFactorization<double> g = factor(d_a.get(), m, n, m, GpuOptions{});
+    const Fr3Factorization<double> g = fr3_factor(d_a.get(), m, n, m, Options{});
     const Factorization<double> h = g.download();
     const int64_t k = std::min(m, n);
 
@@ -287,7 +287,7 @@ TEST(GpuApply, SolveRefusesWideAndRankDeficient) {
   DeviceBuffer<double> d_b = upload(b.data), d_x(60, "X");
   for (const DenseMatrix<double>* a : std::vector<const DenseMatrix<double>*>{&wide, &singular}) {
     const DeviceBuffer<double> d_a = upload(a->data);
-    const GpuFactorization<double> g = factor(d_a.get(), a->rows, a->cols, a->ld(), GpuOptions{});
+    const Fr3Factorization<double> g = fr3_factor(d_a.get(), a->rows, a->cols, a->ld(), Options{});
     EXPECT_THROW(g.solve(d_b.get(), 40, 2, d_x.get(), 30), InputError);
   }
 }
@@ -299,11 +299,11 @@ TEST(GpuWatchdog, DroppedCompletionEndsWithStallError) {
   std::mt19937_64 engine = testing::make_engine(308);
   const DenseMatrix<double> a = testing::random_matrix<double>(256, 256, engine);
   const DeviceBuffer<double> d_a = upload(a.data);
-  GpuOptions faulty;
+  Options faulty;
   faulty.watchdog_seconds = 1;
   faulty.test_drop_completion = 5;
   const auto start = std::chrono::steady_clock::now();
-  EXPECT_THROW(factor(d_a.get(), a.rows, a.cols, a.ld(), faulty), StallError);
+  EXPECT_THROW(fr3_factor(d_a.get(), a.rows, a.cols, a.ld(), faulty), StallError);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_GE(seconds, 1.0);
   EXPECT_LT(seconds, 4.0);
@@ -321,11 +321,11 @@ TEST(GpuWatchdog, ExecutorThatNeverStartsEndsWithStallError) {
   std::mt19937_64 engine = testing::make_engine(310);
   const DenseMatrix<double> a = testing::random_matrix<double>(256, 256, engine);
   const DeviceBuffer<double> d_a = upload(a.data);
-  GpuOptions faulty;
+  Options faulty;
   faulty.watchdog_seconds = 1;
   faulty.test_absent_executor = 0;
   const auto start = std::chrono::steady_clock::now();
-  EXPECT_THROW(factor(d_a.get(), a.rows, a.cols, a.ld(), faulty), StallError);
+  EXPECT_THROW(fr3_factor(d_a.get(), a.rows, a.cols, a.ld(), faulty), StallError);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_GE(seconds, 1.0);
   EXPECT_LT(seconds, 4.0);
@@ -352,7 +352,7 @@ TEST(GpuErrors, TooLargeForTheDeviceIsRefusedUpFront) {
   const int64_t side = int64_t(std::sqrt(double(total_bytes) / sizeof(double))) + 64;
   DeviceBuffer<double> d_small(16, "A");
   try {
-    factor<double>(d_small.get(), side, side, side, GpuOptions{});
+    fr3_factor<double>(d_small.get(), side, side, side, Options{});
     ADD_FAILURE() << side << "^2 was accepted";
   } catch (const GpuError& e) {
     EXPECT_NE(std::string(e.what()).find("of device memory"), std::string::npos) << e.what();
@@ -363,7 +363,7 @@ TEST(GpuErrors, TooLargeForTheDeviceIsRefusedUpFront) {
   DeviceBuffer<double> d_a(a.data.size(), "A");
   ASSERT_EQ(cudaMemcpy(d_a.get(), a.data.data(), a.data.size() * sizeof(double), cudaMemcpyHostToDevice),
             cudaSuccess);
-  const Factorization<double> f = factor<double>(d_a.get(), 64, 48, 64, GpuOptions{}).download();
+  const Factorization<double> f = fr3_factor<double>(d_a.get(), 64, 48, 64, Options{}).download();
   const Residuals r = check_factorization(a.data.data(), 64, 48, 64, f);
   EXPECT_LT(r.residual, 50);
   EXPECT_LT(r.orthogonality, 50);
@@ -374,15 +374,20 @@ TEST(GpuErrors, TooLargeForTheDeviceIsRefusedUpFront) {
 // numbers; no GPU state is left broken (a normal run follows).
 TEST(GpuErrors, BadArgumentsAndTooManyExecutors) {
   DeviceBuffer<double> d_a(100, "A");
-  EXPECT_THROW(factor<double>(d_a.get(), 0, 5, 1, GpuOptions{}), InputError);
-  EXPECT_THROW(factor<double>(d_a.get(), 10, 5, 9, GpuOptions{}), InputError);
-  GpuOptions bad_weight;
+  EXPECT_THROW(fr3_factor<double>(d_a.get(), 0, 5, 1, Options{}), InputError);
+  EXPECT_THROW(fr3_factor<double>(d_a.get(), 10, 5, 9, Options{}), InputError);
+  Options bad_weight;
   bad_weight.double_task_weight = 0;
-  EXPECT_THROW(factor<double>(d_a.get(), 10, 10, 10, bad_weight), InputError);
-  GpuOptions crowded;
+  EXPECT_THROW(fr3_factor<double>(d_a.get(), 10, 10, 10, bad_weight), InputError);
+  Options tile64, binary;  // tile 32 and the flat tree only
+  tile64.tile = 64;
+  binary.tree = Tree::binary;
+  EXPECT_THROW(fr3_factor<double>(d_a.get(), 10, 10, 10, tile64), InputError);
+  EXPECT_THROW(fr3_factor<double>(d_a.get(), 10, 10, 10, binary), InputError);
+  Options crowded;
   crowded.executors_per_sm = 64;
   try {
-    factor<double>(d_a.get(), 10, 10, 10, crowded);
+    fr3_factor<double>(d_a.get(), 10, 10, 10, crowded);
     ADD_FAILURE() << "64 executors per SM were accepted";
   } catch (const GpuError& e) {
     EXPECT_NE(std::string(e.what()).find("co-resident"), std::string::npos) << e.what();
@@ -401,9 +406,9 @@ TEST(GpuTrace, EveryTaskOnceNoOverlapPerExecutor) {
   std::mt19937_64 engine = testing::make_engine(311);
   const DenseMatrix<double> a = testing::random_matrix<double>(300, 200, engine);
   const DeviceBuffer<double> d_a = upload(a.data);
-  GpuOptions options;
+  Options options;
   options.trace = true;
-  const GpuFactorization<double> g = factor(d_a.get(), a.rows, a.cols, a.ld(), options);
+  const Fr3Factorization<double> g = fr3_factor(d_a.get(), a.rows, a.cols, a.ld(), options);
   const std::vector<TaskRecord>& trace = g.trace();
   ASSERT_EQ(int64_t(trace.size()), grid_task_count(g.tile_rows(), g.tile_cols()));
   std::set<std::tuple<int, int, int, int>> seen;

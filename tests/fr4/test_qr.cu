@@ -48,9 +48,9 @@ struct DeviceMatrix {
 template <typename T>
 Factorization<T> factor_on_fr4(const std::vector<T>& a, int64_t m, int64_t n, Tree tree) {
   DeviceMatrix<T> d_a(a);
-  QrOptions options;
+  Options options;
   options.tree = tree;
-  DeviceQr<T> qr(m, n, options);
+  Fr4Factorization<T> qr(m, n, options);
   qr.factor(d_a.data, m);
   return qr.download();
 }
@@ -124,7 +124,7 @@ TEST(Fr4QrFloat, ResidualsEveryTree) {
     }
 }
 
-// Pass rule: 50 factorisations of one matrix with one DeviceQr give
+// Pass rule: 50 factorisations of one matrix with one Fr4Factorization give
 // bit-identical tiles and τ, for each tree (each tile sees its updates in
 // one order whatever the schedule).
 TEST(Fr4QrDeterminism, FiftyRunsBitIdentical) {
@@ -134,9 +134,9 @@ TEST(Fr4QrDeterminism, FiftyRunsBitIdentical) {
   DeviceMatrix<double> d_a(a);
   for (const Tree tree : kTrees) {
     SCOPED_TRACE(tree_name(tree));
-    QrOptions options;
+    Options options;
     options.tree = tree;
-    DeviceQr<double> qr(m, n, options);
+    Fr4Factorization<double> qr(m, n, options);
     qr.factor(d_a.data, m);
     const Factorization<double> first = qr.download();
     for (int run = 1; run < 50; ++run) {
@@ -161,9 +161,9 @@ TEST(Fr4QrApi, DeviceCallsMatchHost) {
     const std::vector<double> a = random_matrix<double>(m, n, seed);
     const std::vector<double> b = random_matrix<double>(m, nrhs, seed + 1);
     DeviceMatrix<double> d_a(a);
-    QrOptions options;
+    Options options;
     options.tree = tree;
-    DeviceQr<double> qr(m, n, options);
+    Fr4Factorization<double> qr(m, n, options);
     qr.factor(d_a.data, m);
     const Factorization<double> host = qr.download();
 
@@ -197,16 +197,19 @@ TEST(Fr4QrApi, DeviceCallsMatchHost) {
 
     EXPECT_THROW(qr.apply_qt(d_b.data, m - 1, nrhs), InputError);
   }
-  DeviceQr<double> wide(50, 80);
+  Fr4Factorization<double> wide(50, 80);
   std::vector<double> a = random_matrix<double>(50, 80, seed);
   DeviceMatrix<double> d_a(a);
   wide.factor(d_a.data, 50);
   DeviceMatrix<double> d_x(80);
   EXPECT_THROW(wide.solve(d_a.data, 50, 1, d_x.data, 80), InputError);
+  Options tile64;  // tile 32 only
+  tile64.tile = 64;
+  EXPECT_THROW(Fr4Factorization<double>(50, 80, tile64), InputError);
 }
 
 // Pass rule: a tall-skinny matrix whose tiles alone exceed the device's
-// memory is refused by DeviceQr's constructor with a GpuError naming the
+// memory is refused by Fr4Factorization's constructor with a GpuError naming the
 // amounts (before the task graph is built), and the GPU factors normally
 // afterwards.
 TEST(Fr4QrApi, TooLargeForTheDeviceIsRefusedUpFront) {
@@ -214,7 +217,7 @@ TEST(Fr4QrApi, TooLargeForTheDeviceIsRefusedUpFront) {
   ASSERT_EQ(cudaMemGetInfo(&free_bytes, &total_bytes), cudaSuccess);
   const int64_t m = int64_t(total_bytes / (64 * sizeof(double))) + 1024;
   try {
-    DeviceQr<double> qr(m, 64, QrOptions{});
+    Fr4Factorization<double> qr(m, 64, Options{});
     ADD_FAILURE() << m << " x 64 was accepted";
   } catch (const GpuError& e) {
     EXPECT_NE(std::string(e.what()).find("of device memory"), std::string::npos) << e.what();

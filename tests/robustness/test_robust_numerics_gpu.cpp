@@ -36,10 +36,10 @@ Factorization<T> factor_strided(const std::string& stage, const DenseMatrix<T>& 
     for (int64_t i = 0; i < a.rows; ++i) strided[size_t(i + j * lda)] = a(i, j);
   gpu::DeviceBuffer<T> d_a(strided.size(), "A");
   gpu::check(cudaMemcpy(d_a.get(), strided.data(), strided.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
-  if (stage == "FR3") return gpu::factor(d_a.get(), a.rows, a.cols, lda, gpu::GpuOptions{}).download();
-  gpu::QrOptions options;
+  if (stage == "FR3") return gpu::fr3_factor(d_a.get(), a.rows, a.cols, lda, Options{}).download();
+  Options options;
   options.tree = stage == "FR4 flat" ? Tree::flat : Tree::binary;
-  gpu::DeviceQr<T> qr(a.rows, a.cols, options);
+  gpu::Fr4Factorization<T> qr(a.rows, a.cols, options);
   qr.factor(d_a.get(), lda);
   return qr.download();
 }

@@ -1,21 +1,26 @@
-// The engine of the block update kinds (tsmqr, ormqr): one thread block
-// applies the compact-WY block reflectors of a tsqrt or geqrt factor, inner
-// block by inner block, as three matrix products (LAPACK ?tpmqrt/?gemqrt):
+// The engine of the block update kinds (ormqr, tsmqr, ttmqr) and of the
+// factor kinds' trailing updates: one thread block applies the compact-WY
+// block reflectors of a geqrt, tsqrt or ttqrt factor, inner block by inner
+// block, as three matrix products (LAPACK ?gemqrt/?tpmqrt):
 //   W = [A1_b +] V_bᵀ C,   W = T_bᵀ W (Qᵀ) or T_b W (Q),   [A1_b −= W,] C −= V_b W,
-// on the FP64 tensor cores for double and with FP32 FMA for float.
-// Seed 000's DSSRFB/DLARFB as block reflectors; its Algorithm 3 is the same
-// update one reflector at a time.
+// on the FP64 tensor cores for double and with FMAs for float. Buttari et
+// al.'s DLARFB/DSSRFB as block reflectors; their one-reflector-at-a-time
+// update (docs/design.md §2) is the same product.
 //
-// Double (tensor cores). The block has NB/16 warps; warp w owns the columns
-// n0 = 16w … n0 + 15 of C and keeps C(:, those columns) in registers for the
-// whole task, as the accumulator of C ᵀ(16, NB) −= Wᵀ(16, IB) · V_bᵀ(IB, NB).
-// The other two products are written transposed too, Wᵀ = Cᵀ V_b and
-// Wᵀ ← Wᵀ T_b, so that every operand a warp needs from another product is
-// already in its registers in the right place: the sum over the inner
-// dimension may run in any order, and each mma's k slots are assigned to rows
-// (or columns) so that the accumulator layout of one product is the operand
-// layout of the next. Only V_b, T_b and A1_b come through shared memory,
-// copied asynchronously one inner block ahead (double-buffered when it fits).
+// Double (tensor cores). Warp w owns 16 columns of C (and, for NB = 256,
+// a slice of their rows) and keeps them in registers for the whole task,
+// as the accumulator of Cᵀ(16, ·) −= Wᵀ(16, IB) · V_bᵀ(IB, ·). The other
+// two products are written transposed too, Wᵀ = Cᵀ V_b and Wᵀ ← Wᵀ T_b, so
+// that every operand a warp needs from another product is already in its
+// registers in the right place: the sum over the inner dimension may run in
+// any order, and each mma's k slots are assigned to rows (or columns) so
+// that the accumulator layout of one product is the operand layout of the
+// next. Only V_b, T_b and A1_b come through shared memory, copied
+// asynchronously one inner block ahead (double-buffered when it fits).
+//
+// Float (SIMT): each thread keeps an 8 × 8 (or 4 × 8) block of C in
+// registers; W's sums over rows meet in a butterfly of shuffles, and V_b,
+// T_b, W pass through shared memory.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -27,30 +32,94 @@
 
 namespace tiledqr::kernels::block {
 
-// What V looks like: the full (m, k) V2 of tsqrt (tsmqr), or the unit lower
-// trapezoidal V of geqrt whose upper triangle holds R (ormqr).
-enum class ReflectorShape { full, unit_lower };
+// What V looks like: the full (m, k) V2 of tsqrt (tsmqr), the unit lower
+// trapezoidal V of geqrt whose upper triangle holds R (ormqr), or the upper
+// triangular V2 of ttqrt whose strict lower part holds another factor's V
+// (ttmqr; LAPACK ?tpmqrt with l = k). Row r of column j of inner block b is
+// on the diagonal when r + row_offset = b·IB + j (CompactWy).
+enum class ReflectorShape { full, unit_lower, upper };
 
-// Shared-memory layout of one inner block for the tensor-core path.
-template <int NB, int IB>
+// One application of compact-WY block reflectors: C ← Qᵀ C or Q C with
+// Q = I − V T Vᵀ taken inner block by inner block (device pointers):
+//   m, n, k       rows of V and C (≤ NB), columns of C (≤ NB), reflectors;
+//   first_block   inner blocks first_block … ⌈k/IB⌉ − 1 are applied (the
+//                 panels of geqrt/tsqrt/ttqrt apply the one they just made);
+//   row_offset    row r of V and C is row r + row_offset of the tile the
+//                 reflectors were made in (geqrt's trailing update starts at
+//                 the panel's diagonal row);
+//   v  (m, k) col-major, ldv;  t (IB, k) col-major, ldt: the upper
+//                 triangular T_b side by side (strict lower parts not read);
+//   a1 (k, n) col-major, lda1: the tile on top (full and upper shapes only);
+//   c  (m, n) col-major, ldc.
+template <typename T>
+struct CompactWy {
+  int m, n, k;
+  int first_block, row_offset;
+  const T* v;
+  int ldv;
+  const T* t;
+  int ldt;
+  T* a1;
+  int lda1;
+  T* c;
+  int ldc;
+};
+
+// Whether V_b(r, j) is stored (`valid`) or is the unit diagonal (`unit`),
+// for row r of V and column j of the inner block starting at column col0.
+__device__ __forceinline__ bool reflector_entry(ReflectorShape shape, int r, int j, int col0, int row_offset,
+                                                bool& unit) {
+  const int diagonal = col0 + j - row_offset;
+  unit = shape == ReflectorShape::unit_lower && r == diagonal;
+  if (shape == ReflectorShape::unit_lower) return r > diagonal;
+  if (shape == ReflectorShape::upper) return r <= diagonal;
+  return true;
+}
+
+// How the tensor-core path spreads C over its warps: `warps` warps in
+// `slices` row slices; warp w holds rows (w mod slices)·NB/slices … of 16
+// columns, so `warps / slices` groups of 16 columns are done at once and the
+// tile takes `passes` passes over its columns. One slice (NB ≤ 128): a warp
+// holds whole columns and forms its part of W alone. Several slices (NB =
+// 256, whose columns do not fit one warp's registers): the slices of a
+// column group add their partial W's through shared memory.
+template <int NB>
+struct MmaWarps {
+  static constexpr int slices = NB <= 128 ? 1 : 2;
+  static constexpr int warps = NB <= 128 ? NB / 16 : 8;
+};
+
+// Shared-memory layout of the tensor-core path.
+template <int NB, int IB, int SLICES = MmaWarps<NB>::slices, int WARPS = MmaWarps<NB>::warps>
 struct MmaStageLayout {
-  static_assert(NB % 16 == 0 && NB >= 16 && NB <= 128,
-                "the register-resident C needs NB a multiple of 16, at most 128");
+  static_assert(NB % 16 == 0 && NB >= 16 && NB <= 256, "NB must be a multiple of 16, at most 256");
   static_assert(IB % 16 == 0 && IB >= 16 && IB <= NB, "IB must be a multiple of 16, 16 ≤ IB ≤ NB");
-  static constexpr int warps = NB / 16;
+  static constexpr int warps = WARPS;
   static constexpr int threads = 32 * warps;
+  static constexpr int slices = SLICES;
+  static constexpr int slice_rows = NB / SLICES;   // rows of C a warp holds
+  static constexpr int groups = WARPS / SLICES;    // column groups of 16 at once
+  static constexpr int pass_columns = 16 * groups;
+  static constexpr int passes = NB / pass_columns;
+  static_assert(WARPS % SLICES == 0 && slice_rows % 8 == 0 && NB % pass_columns == 0,
+                "slices must split the rows in multiples of 8 and the warps evenly");
+  static_assert(slice_rows * 16 / 32 <= 64, "C's part must fit a warp's registers (at most 64 per lane)");
   // V_b (NB, IB) row-major, ld = IB, 16-byte units XOR-swizzled (v_offset).
   static constexpr int v_elements = NB * IB;
   // T_b (IB, IB) row-major, ld = IB + 2: conflict-free for the Wᵀ T_b reads.
   static constexpr int ld_t = IB + 2;
   static constexpr int t_elements = IB * ld_t;
-  // A1_b (IB, NB) stored as its transpose (NB, IB), ld = IB + 8.
+  // A1_b (IB, pass_columns) stored as its transpose, ld = IB + 8.
   static constexpr int ld_top = IB + 8;
-  static constexpr int top_elements = NB * ld_top;
+  static constexpr int top_elements = pass_columns * ld_top;
   static constexpr int stage_elements = v_elements + t_elements + top_elements;
-  static constexpr int stages = 2 * stage_elements * 8 <= 220 * 1024 ? 2 : 1;
-  static constexpr std::size_t shared_bytes = std::size_t(stages) * stage_elements * sizeof(double);
+  // Each warp's partial Wᵀ (16, IB), when the slices must add them.
+  static constexpr int partial_elements = SLICES > 1 ? WARPS * 16 * IB : 0;
+  static constexpr int stages = (2 * stage_elements + partial_elements) * 8 <= 220 * 1024 ? 2 : 1;
+  static constexpr std::size_t shared_bytes =
+      (std::size_t(stages) * stage_elements + partial_elements) * sizeof(double);
   static_assert(stage_elements % 2 == 0, "stages must stay 16-byte aligned");
+  static_assert(shared_bytes <= 227 * 1024, "the stage must fit one multiprocessor's shared memory");
 };
 
 // Element (m, j) of V_b in its stage. The 16-byte unit j/2 of row m is XORed
@@ -63,16 +132,17 @@ __device__ __forceinline__ int v_offset(int m, int j) {
   return m * IB + ((((j >> 1) ^ swizzle)) << 1) + (j & 1);
 }
 
-// Copies inner block b's V_b, T_b and A1_b into `stage` (asynchronously;
-// masked and padded entries become zeros, geqrt's unit diagonal a plain 1).
-// Trip counts are compile-time: the block has 2·NB threads.
-//   v  (m, k) col-major, ldv;  t (ib, k) col-major, ldt;  a1 (k, n) col-major, lda1.
-template <int NB, int IB, ReflectorShape shape>
-__device__ void stage_inner_block(double* stage, int b, int m, int n, int k, const double* v, int ldv,
-                                  const double* t, int ldt, const double* a1, int lda1) {
-  using L = MmaStageLayout<NB, IB>;
-  static_assert(L::threads == 2 * NB && L::threads % IB == 0 && (IB * IB) % L::threads == 0,
-                "the copy loops assume 2·NB threads, a multiple of IB");
+// Copies inner block b's V_b, T_b and A1_b (the pass's columns from
+// column0) into `stage` (asynchronously; masked and padded entries become
+// zeros, a unit diagonal a plain 1). Consecutive threads copy consecutive
+// rows of a column.
+template <class L, int NB, int IB>
+__device__ void stage_inner_block(ReflectorShape shape, double* stage, int b, int column0,
+                                  const CompactWy<double>& a) {
+  static_assert(L::threads % NB == 0 && L::threads % IB == 0 && (NB * IB) % L::threads == 0,
+                "the copy loops have compile-time trip counts and per-thread rows");
+  const int m = a.m, n = a.n, k = a.k, ldv = a.ldv, ldt = a.ldt, lda1 = a.lda1;
+  const double *v = a.v, *t = a.t, *a1 = a.a1;
   const int tid = threadIdx.x;
   const int col0 = b * IB;
   const int kb = k - col0 < IB ? k - col0 : IB;
@@ -80,90 +150,103 @@ __device__ void stage_inner_block(double* stage, int b, int m, int n, int k, con
   double* ts = stage + L::v_elements;
   double* tops = ts + L::t_elements;
   {  // V_b(r, j): consecutive threads copy consecutive rows.
+    constexpr int step = L::threads / NB;  // columns copied at once
     const int r = tid % NB, j0 = tid / NB;
     const int swizzle = (((r >> 1) & 3) << 1) ^ ((r & 1) << 2);
-    double* row = vs + r * IB + j0;
     const double* src = v + std::size_t(col0 + j0) * ldv + r;
 #pragma unroll
-    for (int s = 0; s < IB / 2; ++s) {
-      const int j = j0 + 2 * s;  // v_offset(r, j) = r·IB + 2·(s ^ swizzle) + j0
-      double* dst = row + 2 * (s ^ swizzle);
-      bool valid = r < m && j < kb;
-      if (shape == ReflectorShape::unit_lower) {
-        if (valid && r == col0 + j) {
-          *dst = 1.0;
-          continue;
-        }
-        valid = valid && r > col0 + j;
+    for (int s = 0; s < IB / step; ++s) {
+      const int j = j0 + step * s;
+      double* dst = vs + r * IB + ((((j >> 1) ^ swizzle)) << 1) + (j & 1);  // v_offset(r, j)
+      bool unit;
+      const bool stored = reflector_entry(shape, r, j, col0, a.row_offset, unit);
+      if (unit && r < m && j < kb) {
+        *dst = 1.0;
+        continue;
       }
-      copy_async<8>(dst, valid ? src + std::size_t(2 * s) * ldv : v, valid);
+      const bool valid = r < m && j < kb && stored;
+      copy_async<8>(dst, valid ? src + std::size_t(step * s) * ldv : v, valid);
     }
   }
   {  // T_b(i, j), upper triangle only.
+    constexpr int step = L::threads / IB;
     const int i = tid % IB, j0 = tid / IB;
 #pragma unroll
-    for (int s = 0; s < IB * IB / L::threads; ++s) {
-      const int j = j0 + s * (L::threads / IB);
-      const bool valid = i <= j && j < kb;
-      copy_async<8>(ts + i * L::ld_t + j, valid ? t + std::size_t(col0 + j) * ldt + i : t, valid);
+    for (int s = 0; s < (IB + step - 1) / step; ++s) {
+      const int j = j0 + step * s;
+      if (j < IB) {
+        const bool valid = i <= j && j < kb;
+        copy_async<8>(ts + i * L::ld_t + j, valid ? t + std::size_t(col0 + j) * ldt + i : t, valid);
+      }
     }
   }
-  if (shape == ReflectorShape::full) {  // A1_b(j, c) → tops[c][j]
+  if (shape != ReflectorShape::unit_lower) {  // A1_b(j, column0 + c) → tops[c][j]
     if (columns_16_byte_aligned(a1, lda1)) {  // pairs of rows, 16 bytes a copy
-      constexpr int pairs = IB / 2;
+      constexpr int pairs = IB / 2, step = L::threads / pairs;
       const int j = 2 * (tid % pairs), c0 = tid / pairs;
 #pragma unroll
-      for (int s = 0; s < IB / 4; ++s) {
-        const int c = c0 + s * (L::threads / pairs);
-        const int rows = c < n ? (kb - j >= 2 ? 2 : (kb - j == 1 ? 1 : 0)) : 0;
-        copy_async<16>(tops + c * L::ld_top + j, rows > 0 ? a1 + std::size_t(c) * lda1 + col0 + j : a1,
-                       8 * rows);
+      for (int s = 0; s < (L::pass_columns + step - 1) / step; ++s) {
+        const int c = c0 + step * s, col = column0 + c;
+        if (c < L::pass_columns) {
+          const int rows = col < n ? (kb - j >= 2 ? 2 : (kb - j == 1 ? 1 : 0)) : 0;
+          copy_async<16>(tops + c * L::ld_top + j, rows > 0 ? a1 + std::size_t(col) * lda1 + col0 + j : a1,
+                         8 * rows);
+        }
       }
     } else {
+      constexpr int step = L::threads / IB;
       const int j = tid % IB, c0 = tid / IB;
 #pragma unroll
-      for (int s = 0; s < IB / 2; ++s) {
-        const int c = c0 + s * (L::threads / IB);
-        const bool valid = j < kb && c < n;
-        copy_async<8>(tops + c * L::ld_top + j, valid ? a1 + std::size_t(c) * lda1 + col0 + j : a1, valid);
+      for (int s = 0; s < (L::pass_columns + step - 1) / step; ++s) {
+        const int c = c0 + step * s, col = column0 + c;
+        if (c < L::pass_columns) {
+          const bool valid = j < kb && col < n;
+          copy_async<8>(tops + c * L::ld_top + j, valid ? a1 + std::size_t(col) * lda1 + col0 + j : a1, valid);
+        }
       }
     }
   }
 }
 
-// The tensor-core path (double). C is A2 of tsmqr (with A1 on top) or the
-// tile of ormqr (no A1).
-//   v  (m, k) col-major, ldv: V2 (full) or geqrt's V (unit_lower, m ≥ k);
-//   t  (ib, k) col-major, ldt: the upper triangular T_b side by side;
-//   a1 (k, n) col-major, lda1 (full only, else unused);
-//   c  (m, n) col-major, ldc;
-//   shared MmaStageLayout<NB, IB>::shared_bytes, 16-byte aligned.
-// Preconditions (checked by the launchers): m, n, k ≤ NB; ib = IB.
+// The named barrier of `threads` threads numbered `id` (1 … 15; 0 is
+// __syncthreads's).
+__device__ __forceinline__ void group_barrier(int id, int threads) {
+  asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
+}
+
+// The tensor-core path (double). C is A2 of tsmqr/ttmqr (with A1 on top) or
+// the tile of ormqr (no A1); shared MmaStageLayout<NB, IB, SLICES,
+// WARPS>::shared_bytes, 16-byte aligned; a block of 32·WARPS threads.
+// Preconditions (checked by the callers): m, n ≤ NB, k ≤ NB + row_offset.
 // `transpose` is a template argument so that every register index below is
 // a compile-time constant (a run-time one would move wt to local memory).
 // Each m16n8k8 takes a lane's two k slots q and q + 4 as the pair e = 0, 1
 // of adjacent rows (or columns) that the lane holds.
-template <int NB, int IB, ReflectorShape shape, bool transpose>
-__device__ void apply_compact_wy_mma(int m, int n, int k, const double* v, int ldv,
-                                     const double* t, int ldt, double* a1, int lda1, double* c,
-                                     int ldc, double* shared) {
-  using L = MmaStageLayout<NB, IB>;
-  constexpr int m_tiles = NB / 8;  // 8-row slices of C
-  constexpr int j_tiles = IB / 8;  // 8-column slices of W
-  const int lane = threadIdx.x & 31;
+template <int NB, int IB, bool transpose, int SLICES = MmaWarps<NB>::slices, int WARPS = MmaWarps<NB>::warps>
+__device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<double>& a, double* shared) {
+  using L = MmaStageLayout<NB, IB, SLICES, WARPS>;
+  const int m = a.m, n = a.n, k = a.k, ldc = a.ldc, lda1 = a.lda1;
+  double* const c = a.c;
+  double* const a1 = a.a1;
+  constexpr int m_tiles = L::slice_rows / 8;  // 8-row slices of this warp's part of C
+  constexpr int j_tiles = IB / 8;             // 8-column slices of W
+  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int g = lane >> 2, q = lane & 3;
-  const int n0 = 16 * (threadIdx.x >> 5);
-  const int blocks = (k + IB - 1) / IB;
+  const int slice = warp % SLICES, group = warp / SLICES;
+  const int row0 = slice * L::slice_rows;  // this warp's rows of C: row0 … row0 + slice_rows − 1
+  const int blocks = (k + IB - 1) / IB - a.first_block;
+  double* const partials = shared + L::stages * L::stage_elements;
 
   // v_offset rewritten as a per-lane base plus a compile-time offset. For
   // Wᵀ = Cᵀ V_b the lane reads V_b(8mt + 2q + e, g + 8jt): the swizzle
   // s = 2q ^ 4e flips the low bits of g/2 and, through bit 2, swaps odd and
   // even jt; for Cᵀ −= Wᵀ V_bᵀ it reads the pair V_b(g + 8mt, 8jt + 2q + {0, 1}).
+  // The slice's first row is a multiple of 8, which keeps the swizzle.
   int w_base[2][2];  // [e][jt & 1]
 #pragma unroll
   for (int e = 0; e < 2; ++e) {
     const int s = (2 * q) ^ (4 * e);
-    const int base = (2 * q + e) * IB + 2 * ((g >> 1) ^ (s & 3)) + (g & 1);
+    const int base = (row0 + 2 * q + e) * IB + 2 * ((g >> 1) ^ (s & 3)) + (g & 1);
     const int swap = 8 * (s >> 2);
     w_base[e][0] = base + swap;
     w_base[e][1] = base - swap;
@@ -171,257 +254,390 @@ __device__ void apply_compact_wy_mma(int m, int n, int k, const double* v, int l
   int c_base[2];  // [jt & 1]
   {
     const int s = (((g >> 1) & 3) << 1) ^ ((g & 1) << 2);
-    const int base = g * IB + 2 * (q ^ (s & 3));
+    const int base = (row0 + g) * IB + 2 * (q ^ (s & 3));
     const int swap = 8 * (s >> 2);
     c_base[0] = base + swap;
     c_base[1] = base - swap;
   }
-
-  // Cᵀ (16, NB) of this warp: ct[mt][r] = C(8mt + 2q + r%2, n0 + g + 8(r/2)).
-  double ct[m_tiles][4];
-  // Wᵀ (16, IB): wt[jt][r] = Wᵀ(g + 8(r/2), 8jt + 2q + r%2).
-  double wt[j_tiles][4];
-
-  auto stage_of = [&](int s) { return shared + s * L::stage_elements; };
-  auto block_at = [&](int step) { return transpose ? step : blocks - 1 - step; };
-  if (blocks > 0)
-    stage_inner_block<NB, IB, shape>(stage_of(0), block_at(0), m, n, k, v, ldv, t, ldt, a1, lda1);
-  commit_async_copies();
-
-  // C's rows 8mt + 2q and 8mt + 2q + 1 are adjacent: 16-byte accesses for a
+  // C's rows row0 + 8mt + 2q and + 1 are adjacent: 16-byte accesses for a
   // full tile with aligned columns.
   const bool c_pairs = columns_16_byte_aligned(c, ldc) && m == NB && n == NB;
-  if (c_pairs) {
-#pragma unroll
-    for (int mt = 0; mt < m_tiles; ++mt)
-#pragma unroll
-      for (int h = 0; h < 2; ++h) {
-        const double2 pair = *reinterpret_cast<const double2*>(
-            c + std::size_t(n0 + g + 8 * h) * ldc + 8 * mt + 2 * q);
-        ct[mt][2 * h] = pair.x;
-        ct[mt][2 * h + 1] = pair.y;
-      }
-  } else {
-#pragma unroll
-    for (int mt = 0; mt < m_tiles; ++mt)
-#pragma unroll
-      for (int r = 0; r < 4; ++r) {
-        const int row = 8 * mt + 2 * q + (r & 1), col = n0 + g + 8 * (r >> 1);
-        ct[mt][r] = row < m && col < n ? c[std::size_t(col) * ldc + row] : 0.0;
-      }
-  }
+  auto stage_of = [&](int s) { return shared + s * L::stage_elements; };
+  auto block_at = [&](int step) { return a.first_block + (transpose ? step : blocks - 1 - step); };
 
-  for (int step = 0; step < blocks; ++step) {
-    const int b = block_at(step);
-    const int s = L::stages == 2 ? step & 1 : 0;
-    if (L::stages == 2) {
-      if (step + 1 < blocks)
-        stage_inner_block<NB, IB, shape>(stage_of(s ^ 1), block_at(step + 1), m, n, k, v, ldv, t,
-                                         ldt, a1, lda1);
-      commit_async_copies();
-      wait_async_copies<1>();
+#pragma unroll 1
+  for (int pass = 0; pass < L::passes; ++pass) {
+    const int column0 = pass * L::pass_columns;  // the pass's first column
+    const int n0 = column0 + 16 * group;         // this warp's columns n0 … n0 + 15
+    const int top_row = 16 * group;              // … and their rows in the staged A1_bᵀ
+
+    // Cᵀ (16, slice_rows) of this warp: ct[mt][r] = C(row0 + 8mt + 2q + r%2, n0 + g + 8(r/2)).
+    double ct[m_tiles][4];
+    // Wᵀ (16, IB): wt[jt][r] = Wᵀ(g + 8(r/2), 8jt + 2q + r%2).
+    double wt[j_tiles][4];
+
+    if (blocks > 0) stage_inner_block<L, NB, IB>(shape, stage_of(0), block_at(0), column0, a);
+    commit_async_copies();
+
+    if (c_pairs) {
+#pragma unroll
+      for (int mt = 0; mt < m_tiles; ++mt)
+#pragma unroll
+        for (int h = 0; h < 2; ++h) {
+          const double2 pair = *reinterpret_cast<const double2*>(
+              c + std::size_t(n0 + g + 8 * h) * ldc + row0 + 8 * mt + 2 * q);
+          ct[mt][2 * h] = pair.x;
+          ct[mt][2 * h + 1] = pair.y;
+        }
     } else {
-      if (step > 0) {
-        stage_inner_block<NB, IB, shape>(stage_of(0), b, m, n, k, v, ldv, t, ldt, a1, lda1);
+#pragma unroll
+      for (int mt = 0; mt < m_tiles; ++mt)
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+          const int row = row0 + 8 * mt + 2 * q + (r & 1), col = n0 + g + 8 * (r >> 1);
+          ct[mt][r] = row < m && col < n ? c[std::size_t(col) * ldc + row] : 0.0;
+        }
+    }
+
+    for (int step = 0; step < blocks; ++step) {
+      const int b = block_at(step);
+      const int s = L::stages == 2 ? step & 1 : 0;
+      if (L::stages == 2) {
+        if (step + 1 < blocks)
+          stage_inner_block<L, NB, IB>(shape, stage_of(s ^ 1), block_at(step + 1), column0, a);
         commit_async_copies();
-      }
-      wait_async_copies<0>();
-    }
-    __syncthreads();
-    const double* vs = stage_of(s);
-    const double* ts = vs + L::v_elements;
-    const double* tops = ts + L::t_elements;
-
-    // Wᵀ = Cᵀ V_b: k slots q, q + 4 of step mt are rows 8mt + 2q + {0, 1} of C.
-#pragma unroll
-    for (int jt = 0; jt < j_tiles; ++jt)
-#pragma unroll
-      for (int r = 0; r < 4; ++r) wt[jt][r] = 0.0;
-#pragma unroll
-    for (int mt = 0; mt < m_tiles; ++mt)
-#pragma unroll
-      for (int jt = 0; jt < j_tiles; ++jt) {
-        const int offset = 8 * mt * IB + 8 * jt;
-        mma_m16n8k8(wt[jt], ct[mt][0], ct[mt][2], ct[mt][1], ct[mt][3],
-                    vs[w_base[0][jt & 1] + offset], vs[w_base[1][jt & 1] + offset]);
-      }
-
-    // Wᵀ += A1_bᵀ (tsmqr).
-    if (shape == ReflectorShape::full) {
-#pragma unroll
-      for (int jt = 0; jt < j_tiles; ++jt)
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const double2 top = *reinterpret_cast<const double2*>(
-              tops + (n0 + g + 8 * h) * L::ld_top + 8 * jt + 2 * q);
-          wt[jt][2 * h] += top.x;
-          wt[jt][2 * h + 1] += top.y;
+        wait_async_copies<1>();
+      } else {
+        if (step > 0) {
+          stage_inner_block<L, NB, IB>(shape, stage_of(0), b, column0, a);
+          commit_async_copies();
         }
-    }
-
-    // Wᵀ ← Wᵀ T_b (Qᵀ) or Wᵀ T_bᵀ (Q), in place: column tile jt' of the
-    // product needs the tiles jt ≤ jt' (T_b upper) or jt ≥ jt' (T_bᵀ lower),
-    // so they are formed from the last (first) tile on and each overwrites a
-    // tile no later one reads.
-#pragma unroll
-    for (int s2 = 0; s2 < j_tiles; ++s2) {
-      const int out = transpose ? j_tiles - 1 - s2 : s2;
-      double z[4] = {0.0, 0.0, 0.0, 0.0};
-#pragma unroll
-      for (int jt = 0; jt < j_tiles; ++jt) {
-        if (transpose ? jt > out : jt < out) continue;
-        const int j = 8 * jt + 2 * q, jo = g + 8 * out;
-        const double t0 = transpose ? ts[j * L::ld_t + jo] : ts[jo * L::ld_t + j];
-        const double t1 = transpose ? ts[(j + 1) * L::ld_t + jo] : ts[jo * L::ld_t + j + 1];
-        mma_m16n8k8(z, wt[jt][0], wt[jt][2], wt[jt][1], wt[jt][3], t0, t1);
+        wait_async_copies<0>();
       }
-#pragma unroll
-      for (int r = 0; r < 4; ++r) wt[out][r] = z[r];
-    }
+      __syncthreads();
+      const double* vs = stage_of(s);
+      const double* ts = vs + L::v_elements;
+      const double* tops = ts + L::t_elements;
 
-    // A1_b −= W (tsmqr): A1(col0 + j, n0 + col) = A1_b(j, col) − Wᵀ(col, j).
-    if (shape == ReflectorShape::full) {
-      const int col0 = b * IB;
-      const bool a1_pairs = columns_16_byte_aligned(a1, lda1);  // col0 + j is even
+      // Wᵀ = Cᵀ V_b over this warp's rows: k slots q, q + 4 of step mt are
+      // rows row0 + 8mt + 2q + {0, 1} of C.
 #pragma unroll
       for (int jt = 0; jt < j_tiles; ++jt)
 #pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const int j = 8 * jt + 2 * q, col = n0 + g + 8 * h;
-          const double2 top = *reinterpret_cast<const double2*>(tops + col * L::ld_top + j);
-          const double2 updated = make_double2(top.x - wt[jt][2 * h], top.y - wt[jt][2 * h + 1]);
-          double* p = a1 + std::size_t(col) * lda1 + col0 + j;
-          if (a1_pairs && col0 + j + 1 < k && col < n) {
-            *reinterpret_cast<double2*>(p) = updated;
-          } else {
-            if (col0 + j < k && col < n) p[0] = updated.x;
-            if (col0 + j + 1 < k && col < n) p[1] = updated.y;
+        for (int r = 0; r < 4; ++r) wt[jt][r] = 0.0;
+#pragma unroll
+      for (int mt = 0; mt < m_tiles; ++mt)
+#pragma unroll
+        for (int jt = 0; jt < j_tiles; ++jt) {
+          const int offset = 8 * mt * IB + 8 * jt;
+          mma_m16n8k8(wt[jt], ct[mt][0], ct[mt][2], ct[mt][1], ct[mt][3],
+                      vs[w_base[0][jt & 1] + offset], vs[w_base[1][jt & 1] + offset]);
+        }
+
+      // The slices of a column group add their parts, each in the same
+      // order, so every slice holds the same Wᵀ to the bit.
+      if (SLICES > 1) {
+        double* mine = partials + warp * 16 * IB;
+#pragma unroll
+        for (int jt = 0; jt < j_tiles; ++jt)
+#pragma unroll
+          for (int r = 0; r < 4; ++r) mine[(jt * 4 + r) * 32 + lane] = wt[jt][r];
+        group_barrier(1 + group, 32 * SLICES);
+#pragma unroll
+        for (int jt = 0; jt < j_tiles; ++jt)
+#pragma unroll
+          for (int r = 0; r < 4; ++r) {
+            double sum = 0.0;
+#pragma unroll
+            for (int other = 0; other < SLICES; ++other)
+              sum += partials[(group * SLICES + other) * 16 * IB + (jt * 4 + r) * 32 + lane];
+            wt[jt][r] = sum;
           }
+      }
+
+      // Wᵀ += A1_bᵀ (tsmqr, ttmqr).
+      if (shape != ReflectorShape::unit_lower) {
+#pragma unroll
+        for (int jt = 0; jt < j_tiles; ++jt)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const double2 top = *reinterpret_cast<const double2*>(
+                tops + (top_row + g + 8 * h) * L::ld_top + 8 * jt + 2 * q);
+            wt[jt][2 * h] += top.x;
+            wt[jt][2 * h + 1] += top.y;
+          }
+      }
+
+      // Wᵀ ← Wᵀ T_b (Qᵀ) or Wᵀ T_bᵀ (Q), in place: column tile jt' of the
+      // product needs the tiles jt ≤ jt' (T_b upper) or jt ≥ jt' (T_bᵀ lower),
+      // so they are formed from the last (first) tile on and each overwrites a
+      // tile no later one reads.
+#pragma unroll
+      for (int s2 = 0; s2 < j_tiles; ++s2) {
+        const int out = transpose ? j_tiles - 1 - s2 : s2;
+        double z[4] = {0.0, 0.0, 0.0, 0.0};
+#pragma unroll
+        for (int jt = 0; jt < j_tiles; ++jt) {
+          if (transpose ? jt > out : jt < out) continue;
+          const int j = 8 * jt + 2 * q, jo = g + 8 * out;
+          const double t0 = transpose ? ts[j * L::ld_t + jo] : ts[jo * L::ld_t + j];
+          const double t1 = transpose ? ts[(j + 1) * L::ld_t + jo] : ts[jo * L::ld_t + j + 1];
+          mma_m16n8k8(z, wt[jt][0], wt[jt][2], wt[jt][1], wt[jt][3], t0, t1);
+        }
+#pragma unroll
+        for (int r = 0; r < 4; ++r) wt[out][r] = z[r];
+      }
+
+      // A1_b −= W (tsmqr, ttmqr; the first slice of each group):
+      // A1(col0 + j, n0 + col) = A1_b(j, col) − Wᵀ(col, j).
+      if (shape != ReflectorShape::unit_lower && slice == 0) {
+        const int col0 = b * IB;
+        const bool a1_pairs = columns_16_byte_aligned(a1, lda1);  // col0 + j is even
+#pragma unroll
+        for (int jt = 0; jt < j_tiles; ++jt)
+#pragma unroll
+          for (int h = 0; h < 2; ++h) {
+            const int j = 8 * jt + 2 * q, col = n0 + g + 8 * h;
+            const double2 top = *reinterpret_cast<const double2*>(tops + (top_row + g + 8 * h) * L::ld_top + j);
+            const double2 updated = make_double2(top.x - wt[jt][2 * h], top.y - wt[jt][2 * h + 1]);
+            double* p = a1 + std::size_t(col) * lda1 + col0 + j;
+            if (a1_pairs && col0 + j + 1 < k && col < n) {
+              *reinterpret_cast<double2*>(p) = updated;
+            } else {
+              if (col0 + j < k && col < n) p[0] = updated.x;
+              if (col0 + j + 1 < k && col < n) p[1] = updated.y;
+            }
+          }
+      }
+
+      // Cᵀ −= Wᵀ V_bᵀ: k slots q, q + 4 of step jt are columns 8jt + 2q + {0, 1}
+      // of W, one 16-byte read of V_b.
+#pragma unroll
+      for (int jt = 0; jt < j_tiles; ++jt) {
+        const double w0 = -wt[jt][0], w1 = -wt[jt][1], w2 = -wt[jt][2], w3 = -wt[jt][3];
+#pragma unroll
+        for (int mt = 0; mt < m_tiles; ++mt) {
+          const double2 vb = *reinterpret_cast<const double2*>(vs + c_base[jt & 1] + 8 * mt * IB + 8 * jt);
+          mma_m16n8k8(ct[mt], w0, w2, w1, w3, vb.x, vb.y);
+        }
+      }
+      __syncthreads();  // the stage (and the partial sums) are refilled next step
+    }
+
+    if (c_pairs) {
+#pragma unroll
+      for (int mt = 0; mt < m_tiles; ++mt)
+#pragma unroll
+        for (int h = 0; h < 2; ++h)
+          *reinterpret_cast<double2*>(c + std::size_t(n0 + g + 8 * h) * ldc + row0 + 8 * mt + 2 * q) =
+              make_double2(ct[mt][2 * h], ct[mt][2 * h + 1]);
+    } else {
+#pragma unroll
+      for (int mt = 0; mt < m_tiles; ++mt)
+#pragma unroll
+        for (int r = 0; r < 4; ++r) {
+          const int row = row0 + 8 * mt + 2 * q + (r & 1), col = n0 + g + 8 * (r >> 1);
+          if (row < m && col < n) c[std::size_t(col) * ldc + row] = ct[mt][r];
         }
     }
-
-    // Cᵀ −= Wᵀ V_bᵀ: k slots q, q + 4 of step jt are columns 8jt + 2q + {0, 1}
-    // of W, one 16-byte read of V_b.
-#pragma unroll
-    for (int jt = 0; jt < j_tiles; ++jt) {
-      const double w0 = -wt[jt][0], w1 = -wt[jt][1], w2 = -wt[jt][2], w3 = -wt[jt][3];
-#pragma unroll
-      for (int mt = 0; mt < m_tiles; ++mt) {
-        const double2 vb =
-            *reinterpret_cast<const double2*>(vs + c_base[jt & 1] + 8 * mt * IB + 8 * jt);
-        mma_m16n8k8(ct[mt], w0, w2, w1, w3, vb.x, vb.y);
-      }
-    }
-    __syncthreads();  // the stage is refilled next step
-  }
-
-  if (c_pairs) {
-#pragma unroll
-    for (int mt = 0; mt < m_tiles; ++mt)
-#pragma unroll
-      for (int h = 0; h < 2; ++h)
-        *reinterpret_cast<double2*>(c + std::size_t(n0 + g + 8 * h) * ldc + 8 * mt + 2 * q) =
-            make_double2(ct[mt][2 * h], ct[mt][2 * h + 1]);
-  } else {
-#pragma unroll
-    for (int mt = 0; mt < m_tiles; ++mt)
-#pragma unroll
-      for (int r = 0; r < 4; ++r) {
-        const int row = 8 * mt + 2 * q + (r & 1), col = n0 + g + 8 * (r >> 1);
-        if (row < m && col < n) c[std::size_t(col) * ldc + row] = ct[mt][r];
-      }
   }
 }
 
-// Shared-memory layout of the FMA path: C (NB, NB) col-major ld NB + 1,
-// V_b stored transposed (IB, NB) ld NB + 1, T_b (IB, IB), W and T_b-applied W
-// (IB, NB) each.
+// The SIMT path's layout (float; any scalar): each thread holds a tm × tn
+// block of C's current column chunk in registers, rows rt·tm … and columns
+// ct·tn … of the chunk; the row_threads threads sharing columns are
+// consecutive lanes of one warp, so the sum over rows in W = V_bᵀ C is a
+// butterfly of shuffles. Shared memory: V_bᵀ (IB, NB) row-major, T_b (IB,
+// IB) row-major with ld IB + 1, W and op(T_b) W (IB, chunk) row-major.
 template <typename T, int NB, int IB>
-struct FmaLayout {
-  static_assert(NB % 16 == 0 && NB >= 16 && NB <= 256, "NB must be a multiple of 16, at most 256");
+struct SimtLayout {
+  static_assert(NB % 16 == 0 && NB >= 64 && NB <= 256, "NB must be a multiple of 16 in 64 … 256");
   static_assert(IB % 8 == 0 && IB >= 8 && IB <= NB, "IB must be a multiple of 8, 8 ≤ IB ≤ NB");
+  static constexpr int tm = NB >= 128 ? 8 : 4;  // rows of C per thread
+  static constexpr int tn = 8;                  // columns of C per thread
+  static constexpr int row_threads = NB / tm;
   static constexpr int threads = NB < 128 ? 128 : 256;
-  static constexpr int ld = NB + 1;
-  static constexpr int c_elements = NB * ld;
-  static constexpr int v_elements = IB * ld;
-  static constexpr int t_elements = IB * IB;
-  static constexpr int w_elements = IB * NB;
-  static constexpr std::size_t shared_bytes =
-      sizeof(T) * std::size_t(c_elements + v_elements + t_elements + 2 * w_elements);
+  static constexpr int col_threads = threads / row_threads;
+  static constexpr int chunk = col_threads * tn;  // columns per pass
+  static constexpr int passes = NB / chunk;
+  static_assert(row_threads <= 32 && 32 % row_threads == 0 && NB % chunk == 0,
+                "a column's row threads must be lanes of one warp");
+  static constexpr int group = 4;  // columns of W formed at once
+  static_assert(IB % group == 0 && (group * tn) % row_threads == 0, "W's groups split evenly over the row threads");
+  static constexpr int ld_t = IB + 1;
+  static constexpr int v_elements = IB * NB;
+  static constexpr int t_elements = IB * ld_t + (4 - IB * ld_t % 4) % 4;  // keeps W 16-byte aligned
+  static constexpr int w_elements = IB * chunk;
+  static constexpr std::size_t shared_bytes = sizeof(T) * std::size_t(v_elements + t_elements + 2 * w_elements);
 };
 
-// The FMA path (float; also compiles for double as a cross-check): the same
-// three products, C kept in shared memory, one output entry per thread and
-// step. Arguments as apply_compact_wy_mma; shared FmaLayout::shared_bytes.
-template <typename T, int NB, int IB, ReflectorShape shape>
-__device__ void apply_compact_wy_fma(bool transpose, int m, int n, int k, const T* v, int ldv,
-                                     const T* t, int ldt, T* a1, int lda1, T* c, int ldc,
-                                     T* shared) {
-  using L = FmaLayout<T, NB, IB>;
-  T* cs = shared;               // C (NB, NB), ld
-  T* vs = cs + L::c_elements;   // V_bᵀ (IB, NB), ld: vs[j * ld + r] = V_b(r, j)
-  T* ts = vs + L::v_elements;   // T_b (IB, IB), row-major
-  T* ws = ts + L::t_elements;   // W (IB, NB), col-major ld IB
-  T* zs = ws + L::w_elements;   // op(T_b) W (IB, NB), col-major ld IB
-  const int blocks = (k + IB - 1) / IB;
-  for (int idx = threadIdx.x; idx < NB * NB; idx += L::threads) {
-    const int r = idx % NB, col = idx / NB;
-    cs[col * L::ld + r] = r < m && col < n ? c[std::size_t(col) * ldc + r] : T(0);
+namespace simt_detail {
+
+// out[0 … N) = p[0 … N), 16 bytes a load: p 16-byte aligned, N·sizeof(T) a
+// multiple of 16.
+template <int N>
+__device__ __forceinline__ void load_run(const float* p, float (&out)[N]) {
+  static_assert(N % 4 == 0, "whole float4s");
+#pragma unroll
+  for (int i = 0; i < N / 4; ++i) {
+    const float4 x = reinterpret_cast<const float4*>(p)[i];
+    out[4 * i] = x.x;
+    out[4 * i + 1] = x.y;
+    out[4 * i + 2] = x.z;
+    out[4 * i + 3] = x.w;
   }
-  for (int step = 0; step < blocks; ++step) {
-    const int b = transpose ? step : blocks - 1 - step;
-    const int col0 = b * IB;
-    const int kb = k - col0 < IB ? k - col0 : IB;
-    for (int idx = threadIdx.x; idx < NB * IB; idx += L::threads) {
-      const int r = idx % NB, j = idx / NB;
-      T value = 0;
-      if (r < m && j < kb) {
-        const T stored = v[std::size_t(col0 + j) * ldv + r];
-        if (shape == ReflectorShape::full) value = stored;
-        else value = r == col0 + j ? T(1) : (r > col0 + j ? stored : T(0));
+}
+template <int N>
+__device__ __forceinline__ void load_run(const double* p, double (&out)[N]) {
+  static_assert(N % 2 == 0, "whole double2s");
+#pragma unroll
+  for (int i = 0; i < N / 2; ++i) {
+    const double2 x = reinterpret_cast<const double2*>(p)[i];
+    out[2 * i] = x.x;
+    out[2 * i + 1] = x.y;
+  }
+}
+
+// The sum of w over the lanes that differ in bits MASK, MASK/2, … 1, split
+// among them: at each level a lane keeps one half of its values (the upper
+// half when its bit is set) and adds the partner's copy of that half. At the
+// end the lane holds the sums of its kept values, flat entries index …, in w[0 …).
+// Templates keep every index a compile-time constant (w stays in registers).
+template <int HALF, int MASK, typename T, int N>
+__device__ __forceinline__ void butterfly(T (&w)[N], int lane, int& index) {
+  if constexpr (MASK >= 1) {
+    const bool upper = (lane & MASK) != 0;
+#pragma unroll
+    for (int i = 0; i < HALF; ++i) {
+      const T low = w[i], high = w[i + HALF];
+      const T send = upper ? low : high;
+      const T keep = upper ? high : low;
+      w[i] = keep + __shfl_xor_sync(0xffffffffu, send, MASK);
+    }
+    if (upper) index += HALF;
+    butterfly<HALF / 2, MASK / 2>(w, lane, index);
+  }
+}
+
+}  // namespace simt_detail
+
+// The SIMT path: the same three products as the tensor-core path, with
+// FMAs. Arguments as apply_compact_wy_mma; shared SimtLayout::shared_bytes,
+// 16-byte aligned; a block of SimtLayout::threads threads.
+template <typename T, int NB, int IB>
+__device__ void apply_compact_wy_simt(ReflectorShape shape, bool transpose, const CompactWy<T>& a, T* shared) {
+  using namespace simt_detail;
+  using L = SimtLayout<T, NB, IB>;
+  constexpr int TM = L::tm, TN = L::tn, RT = L::row_threads, G = L::group;
+  constexpr int values = G * TN;                // W's partial sums a thread forms per group
+  constexpr int kept = values / RT;             // … and holds after the butterfly
+  const int m = a.m, n = a.n, k = a.k, ldv = a.ldv, ldt = a.ldt, lda1 = a.lda1, ldc = a.ldc;
+  const T *v = a.v, *t = a.t;
+  T* const a1 = a.a1;
+  T* const c = a.c;
+  T* vt = shared;                   // V_bᵀ (IB, NB): vt[j·NB + r] = V_b(r, j)
+  T* ts = vt + L::v_elements;       // T_b (IB, IB): ts[i·ld_t + j] = T_b(i, j)
+  T* ws = ts + L::t_elements;       // W (IB, chunk): ws[j·chunk + col]
+  T* zs = ws + L::w_elements;       // op(T_b) W (IB, chunk)
+  const int tid = threadIdx.x, lane = tid & 31;
+  const int rt = lane % RT;                                // row thread: rows rt·TM …
+  const int ct = (tid >> 5) * (32 / RT) + lane / RT;       // column thread: columns ct·TN … of the chunk
+  const int blocks = (k + IB - 1) / IB - a.first_block;
+  const bool has_top = shape != ReflectorShape::unit_lower;
+
+#pragma unroll 1
+  for (int pass = 0; pass < L::passes; ++pass) {
+    const int column0 = pass * L::chunk;
+    T acc[TM][TN];  // C(rt·TM + s, column0 + ct·TN + u)
+#pragma unroll
+    for (int u = 0; u < TN; ++u)
+#pragma unroll
+      for (int s = 0; s < TM; ++s) {
+        const int row = rt * TM + s, col = column0 + ct * TN + u;
+        acc[s][u] = row < m && col < n ? c[std::size_t(col) * ldc + row] : T(0);
       }
-      vs[j * L::ld + r] = value;
+
+#pragma unroll 1
+    for (int step = 0; step < blocks; ++step) {
+      const int b = a.first_block + (transpose ? step : blocks - 1 - step);
+      const int col0 = b * IB;
+      const int kb = k - col0 < IB ? k - col0 : IB;
+      for (int e = tid; e < NB * IB; e += L::threads) {
+        const int r = e % NB, j = e / NB;
+        bool unit;
+        const bool stored = reflector_entry(shape, r, j, col0, a.row_offset, unit);
+        T value = T(0);
+        if (r < m && j < kb) value = unit ? T(1) : (stored ? v[std::size_t(col0 + j) * ldv + r] : T(0));
+        vt[j * NB + r] = value;
+      }
+      for (int e = tid; e < IB * IB; e += L::threads) {
+        const int i = e % IB, j = e / IB;
+        ts[i * L::ld_t + j] = i <= j && j < kb ? t[std::size_t(col0 + j) * ldt + i] : T(0);
+      }
+      __syncthreads();
+
+      // W = [A1_b +] V_bᵀ C, G columns of W at a time: this thread's rows,
+      // then the butterfly over the RT row threads leaves `kept` sums here.
+#pragma unroll 1
+      for (int j0 = 0; j0 < IB; j0 += G) {
+        T w[values];
+#pragma unroll
+        for (int i = 0; i < values; ++i) w[i] = T(0);
+#pragma unroll
+        for (int jj = 0; jj < G; ++jj) {
+          T vr[TM];
+          load_run(vt + (j0 + jj) * NB + rt * TM, vr);
+#pragma unroll
+          for (int s = 0; s < TM; ++s)
+#pragma unroll
+            for (int u = 0; u < TN; ++u) w[jj * TN + u] += vr[s] * acc[s][u];
+        }
+        int index = 0;  // where this lane's kept sums start in w's flat order
+        butterfly<values / 2, RT / 2>(w, lane, index);
+#pragma unroll
+        for (int i = 0; i < kept; ++i) {
+          const int f = index + i, j = j0 + f / TN, col = ct * TN + f % TN;
+          T sum = w[i];
+          if (has_top && j < kb && column0 + col < n) sum += a1[std::size_t(column0 + col) * lda1 + col0 + j];
+          ws[j * L::chunk + col] = sum;
+        }
+      }
+      __syncthreads();
+
+      // Z = T_bᵀ W (Qᵀ) or T_b W (Q); A1_b −= Z.
+      for (int e = tid; e < IB * L::chunk; e += L::threads) {
+        const int j = e / L::chunk, col = e % L::chunk;
+        T sum = T(0);
+        if (transpose)
+          for (int i = 0; i <= j; ++i) sum += ts[i * L::ld_t + j] * ws[i * L::chunk + col];
+        else
+          for (int i = j; i < IB; ++i) sum += ts[j * L::ld_t + i] * ws[i * L::chunk + col];
+        zs[j * L::chunk + col] = sum;
+        if (has_top && j < kb && column0 + col < n) a1[std::size_t(column0 + col) * lda1 + col0 + j] -= sum;
+      }
+      __syncthreads();
+
+      // C −= V_b Z.
+#pragma unroll 4
+      for (int j = 0; j < IB; ++j) {
+        T vr[TM], zr[TN];
+        load_run(vt + j * NB + rt * TM, vr);
+        load_run(zs + j * L::chunk + ct * TN, zr);
+#pragma unroll
+        for (int s = 0; s < TM; ++s)
+#pragma unroll
+          for (int u = 0; u < TN; ++u) acc[s][u] -= vr[s] * zr[u];
+      }
+      __syncthreads();  // V_b, T_b and W are refilled next step
     }
-    for (int idx = threadIdx.x; idx < IB * IB; idx += L::threads) {
-      const int i = idx % IB, j = idx / IB;
-      ts[i * IB + j] = i <= j && j < kb ? t[std::size_t(col0 + j) * ldt + i] : T(0);
-    }
-    __syncthreads();
-    // W = [A1_b +] V_bᵀ C.
-    for (int idx = threadIdx.x; idx < IB * NB; idx += L::threads) {
-      const int j = idx % IB, col = idx / IB;
-      T sum = 0;
-      if (shape == ReflectorShape::full && j < kb && col < n)
-        sum = a1[std::size_t(col) * lda1 + col0 + j];
-      for (int r = 0; r < NB; ++r) sum += vs[j * L::ld + r] * cs[col * L::ld + r];
-      ws[col * IB + j] = sum;
-    }
-    __syncthreads();
-    // Z = T_bᵀ W (Qᵀ) or T_b W (Q); A1_b −= Z.
-    for (int idx = threadIdx.x; idx < IB * NB; idx += L::threads) {
-      const int j = idx % IB, col = idx / IB;
-      T sum = 0;
-      if (transpose)
-        for (int i = 0; i <= j; ++i) sum += ts[i * IB + j] * ws[col * IB + i];
-      else
-        for (int i = j; i < IB; ++i) sum += ts[j * IB + i] * ws[col * IB + i];
-      zs[col * IB + j] = sum;
-      if (shape == ReflectorShape::full && j < kb && col < n)
-        a1[std::size_t(col) * lda1 + col0 + j] -= sum;
-    }
-    __syncthreads();
-    // C −= V_b Z.
-    for (int idx = threadIdx.x; idx < NB * NB; idx += L::threads) {
-      const int r = idx % NB, col = idx / NB;
-      T sum = cs[col * L::ld + r];
-      for (int j = 0; j < IB; ++j) sum -= vs[j * L::ld + r] * zs[col * IB + j];
-      cs[col * L::ld + r] = sum;
-    }
-    __syncthreads();
-  }
-  for (int idx = threadIdx.x; idx < NB * NB; idx += L::threads) {
-    const int r = idx % NB, col = idx / NB;
-    if (r < m && col < n) c[std::size_t(col) * ldc + r] = cs[col * L::ld + r];
+
+#pragma unroll
+    for (int u = 0; u < TN; ++u)
+#pragma unroll
+      for (int s = 0; s < TM; ++s) {
+        const int row = rt * TM + s, col = column0 + ct * TN + u;
+        if (row < m && col < n) c[std::size_t(col) * ldc + row] = acc[s][u];
+      }
   }
 }
 
@@ -429,22 +645,47 @@ __device__ void apply_compact_wy_fma(bool transpose, int m, int n, int k, const 
 template <typename T, int NB, int IB>
 struct CompactWyLaunch {
   static constexpr bool tensor_cores = std::is_same<T, double>::value;
-  using Layout = std::conditional_t<tensor_cores, MmaStageLayout<NB, IB>, FmaLayout<T, NB, IB>>;
+  using Layout = std::conditional_t<tensor_cores, MmaStageLayout<NB, IB>, SimtLayout<T, NB, IB>>;
   static constexpr int threads = Layout::threads;
   static constexpr std::size_t shared_bytes = Layout::shared_bytes;
 };
 
-// Launches `kernel` (one of the *_tasks_kernel below) on `count` blocks of
-// the path's size, raising its dynamic shared-memory limit first. Returns
-// the first error.
-template <typename T, int NB, int IB, typename Task>
-cudaError_t launch_compact_wy_tasks(void (*kernel)(bool, const Task*), bool transpose, const Task* tasks,
-                                    int count, cudaStream_t stream) {
+// The path of scalar type T: every update kind and panel of the block
+// kernels applies its reflectors through this call. The shape is a run-time
+// argument (a branch per inner block), so each (T, NB, IB) compiles the
+// engine once per transpose rather than once per kind.
+template <typename T, int NB, int IB>
+__device__ __forceinline__ void apply_compact_wy(ReflectorShape shape, bool transpose, const CompactWy<T>& a,
+                                                 T* shared) {
+  if constexpr (CompactWyLaunch<T, NB, IB>::tensor_cores) {
+    if (transpose) apply_compact_wy_mma<NB, IB, true>(shape, a, shared);
+    else apply_compact_wy_mma<NB, IB, false>(shape, a, shared);
+  } else {
+    apply_compact_wy_simt<T, NB, IB>(shape, transpose, a, shared);
+  }
+}
+
+// Block i applies tasks[i] (one update kind's operands, shape `shape`);
+// the test and benchmark programs run many at once this way.
+template <typename T, int NB, int IB>
+__global__ void __launch_bounds__(CompactWyLaunch<T, NB, IB>::threads, 1)
+    update_tasks_kernel(ReflectorShape shape, bool transpose, const CompactWy<T>* tasks) {
+  extern __shared__ __align__(16) unsigned char update_shared[];
+  apply_compact_wy<T, NB, IB>(shape, transpose, tasks[blockIdx.x], reinterpret_cast<T*>(update_shared));
+}
+
+// Runs `count` tasks (device array) concurrently, one block each, raising
+// the kernel's dynamic shared-memory limit first; the caller checks each
+// task's sizes (m, n ≤ NB) beforehand. Returns the first error.
+template <typename T, int NB, int IB>
+cudaError_t launch_update_tasks(ReflectorShape shape, bool transpose, const CompactWy<T>* tasks, int count,
+                                cudaStream_t stream) {
   using Launch = CompactWyLaunch<T, NB, IB>;
-  const cudaError_t status = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  const cudaError_t status = cudaFuncSetAttribute(update_tasks_kernel<T, NB, IB>,
+                                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
                                                   static_cast<int>(Launch::shared_bytes));
   if (status != cudaSuccess || count == 0) return status;
-  kernel<<<count, Launch::threads, Launch::shared_bytes, stream>>>(transpose, tasks);
+  update_tasks_kernel<T, NB, IB><<<count, Launch::threads, Launch::shared_bytes, stream>>>(shape, transpose, tasks);
   return cudaGetLastError();
 }
 

@@ -32,10 +32,10 @@ struct WarpReflector {
 };
 
 // Smallest xᵀx for which the direct formula is used: below it, squares of
-// entries may have underflowed by more than ε·xᵀx in total (32 entries).
+// `rows` entries may have underflowed by more than ε·xᵀx in total.
 template <typename T>
-__device__ __forceinline__ T direct_norm_floor() {
-  return T(64) * kernels::RealLimits<T>::safe_min / kernels::RealLimits<T>::eps;
+__device__ __forceinline__ T direct_norm_floor(int rows = warp_tile) {
+  return T(2 * rows) * kernels::RealLimits<T>::safe_min / kernels::RealLimits<T>::eps;
 }
 
 // values[r] = column[r] for r in [first, last), 0 elsewhere (a shared-memory
@@ -67,11 +67,13 @@ __device__ __forceinline__ void column_sums(const T (&x)[warp_tile], const T (&y
 
 // The direct formula; `ok` is false when the careful path must be taken.
 // Every lane calls it with the same alpha and squares and gets the same result.
+// `rows` bounds the entries summed into `squares`.
 template <typename T>
-__device__ __forceinline__ WarpReflector<T> direct_reflector(T alpha, T squares, bool& ok) {
+__device__ __forceinline__ WarpReflector<T> direct_reflector(T alpha, T squares, bool& ok,
+                                                             int rows = warp_tile) {
   WarpReflector<T> h;
   const T total = alpha * alpha + squares;
-  ok = squares >= direct_norm_floor<T>() && total <= kernels::RealLimits<T>::huge;
+  ok = squares >= direct_norm_floor<T>(rows) && total <= kernels::RealLimits<T>::huge;
   if (!ok) return h;
   const T norm = kernels::square_root(total);
   h.beta = alpha >= 0 ? -norm : norm;  // as make_reflector: alpha = −0 counts as ≥ 0

@@ -4,44 +4,26 @@
 // architecture check before anything runs.
 #include <cuda_runtime_api.h>
 
-#include <algorithm>
 #include <memory>
 #include <string>
 
 #include "boundary.hpp"
 #include "fr4_qr.hpp"
+#include "gpu/cuda_check.hpp"
 #include "gpu/kernel_image.hpp"
+#include "gpu/layout_kernels.cuh"
 #include "tiledqr/tiledqr_gpu.h"
 
 struct tiledqr_gpu_factors {
   // Exactly one is set: the handle remembers its precision.
-  std::unique_ptr<tiledqr::gpu::DeviceQr<double>> d;
-  std::unique_ptr<tiledqr::gpu::DeviceQr<float>> s;
+  std::unique_ptr<tiledqr::gpu::Fr4Factorization<double>> d;
+  std::unique_ptr<tiledqr::gpu::Fr4Factorization<float>> s;
 };
 
 namespace tiledqr::capi {
 namespace {
 
 constexpr int64_t gpu_tile = 32;
-
-// A (m, n), lda ← R from DeviceQr's tiles: p·q tiles of (32, 32), ld = 32,
-// tile (i, j) at (i + j·p)·32·32; R is the part on and above the diagonal.
-template <typename T>
-__global__ void tiles_to_r_kernel(const T* tiles, int64_t p, int64_t m, int64_t n, T* a, int64_t lda) {
-  const int64_t count = m * n;
-  for (int64_t e = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; e < count; e += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t r = e % m, c = e / m;
-    const int64_t tile = (r / gpu_tile) + (c / gpu_tile) * p;
-    a[r + c * lda] = r <= c ? tiles[tile * gpu_tile * gpu_tile + (r % gpu_tile) + (c % gpu_tile) * gpu_tile] : T(0);
-  }
-}
-
-void check_cuda(cudaError_t status, const char* what) {
-  if (status != cudaSuccess) {
-    (void)cudaGetLastError();
-    throw GpuError(std::string(what) + ": " + cudaGetErrorString(status));
-  }
-}
 
 // TILEDQR_SUCCESS, or the status and message of check_kernel_image().
 int device_status() {
@@ -50,31 +32,30 @@ int device_status() {
   return fail(check.no_device ? TILEDQR_ERR_NO_GPU : TILEDQR_ERR_GPU_ARCH, check.message);
 }
 
-gpu::QrOptions gpu_options(const tiledqr_options* in, int64_t m, int64_t n) {
+Options gpu_options(const tiledqr_options* in, int64_t m, int64_t n) {
   const tiledqr_options o = in ? *in : tiledqr_options{};
   if (o.tile != 0 && o.tile != gpu_tile)
     throw InputError("the GPU factorisation runs tile 32 only (options.tile 0 or 32), got " + std::to_string(o.tile));
-  gpu::QrOptions out;
+  Options out;
   out.tree = tree_option(o.tree, m >= 4 * n ? Tree::binary : Tree::flat);
   return out;
 }
 
-void set(tiledqr_gpu_factors& h, std::unique_ptr<gpu::DeviceQr<double>> qr) { h.d = std::move(qr); }
-void set(tiledqr_gpu_factors& h, std::unique_ptr<gpu::DeviceQr<float>> qr) { h.s = std::move(qr); }
+void set(tiledqr_gpu_factors& h, std::unique_ptr<gpu::Fr4Factorization<double>> qr) { h.d = std::move(qr); }
+void set(tiledqr_gpu_factors& h, std::unique_ptr<gpu::Fr4Factorization<float>> qr) { h.s = std::move(qr); }
 
-// Factors dA on `stream` and leaves R in it; throws on any failure.
+// Factors dA (m, n), ldda, on `stream` and leaves R in it, zeros below the
+// diagonal down to row m; throws on any failure. The arguments are checked.
 template <typename T>
-std::unique_ptr<gpu::DeviceQr<T>> factor_on_device(int64_t m, int64_t n, T* d_a, int64_t ldda,
-                                                   const tiledqr_options* opts, cudaStream_t stream) {
-  check_shape(m, n, d_a, ldda, "dA");
-  auto qr = std::make_unique<gpu::DeviceQr<T>>(m, n, gpu_options(opts, m, n));
+std::unique_ptr<gpu::Fr4Factorization<T>> factor_on_device(int64_t m, int64_t n, T* d_a, int64_t ldda,
+                                                   const Options& options, cudaStream_t stream) {
+  auto qr = std::make_unique<gpu::Fr4Factorization<T>>(m, n, options);
   qr->launch_factor(d_a, ldda, stream);
   qr->finish_factor();
-  const int64_t count = m * n;
-  const unsigned blocks = unsigned(std::min<int64_t>(std::max<int64_t>(1, (count + 255) / 256), 8192));
-  tiles_to_r_kernel<T><<<blocks, 256, 0, stream>>>(qr->device_tiles(), qr->tile_rows(), m, n, d_a, ldda);
-  check_cuda(cudaGetLastError(), "writing R");
-  check_cuda(cudaStreamSynchronize(stream), "writing R");
+  gpu::extract_r_kernel<T><<<gpu::grid_for(m * n), 256, 0, stream>>>(qr->device_tiles(), qr->tile_rows(), m, n,
+                                                                       d_a, ldda);
+  gpu::check_launch("writing R");
+  gpu::check(cudaStreamSynchronize(stream), "writing R");
   return qr;
 }
 
@@ -83,8 +64,12 @@ int gpu_geqrf(int64_t m, int64_t n, T* d_a, int64_t ldda, tiledqr_gpu_factors** 
               cudaStream_t stream) {
   if (out) *out = nullptr;
   return guarded([&] {
+    // The arguments first: a bad one gives TILEDQR_ERR_INVALID_ARGUMENT
+    // before any CUDA call, with or without a GPU.
+    check_shape(m, n, d_a, ldda, "dA");
+    const Options options = gpu_options(opts, m, n);
     if (const int status = device_status(); status != TILEDQR_SUCCESS) return status;
-    std::unique_ptr<gpu::DeviceQr<T>> qr = factor_on_device(m, n, d_a, ldda, opts, stream);
+    std::unique_ptr<gpu::Fr4Factorization<T>> qr = factor_on_device(m, n, d_a, ldda, options, stream);
     if (out) {
       auto handle = std::make_unique<tiledqr_gpu_factors>();
       set(*handle, std::move(qr));
@@ -94,33 +79,22 @@ int gpu_geqrf(int64_t m, int64_t n, T* d_a, int64_t ldda, tiledqr_gpu_factors** 
   });
 }
 
-// Device memory freed on every path.
-template <typename T>
-struct DeviceArray {
-  T* data = nullptr;
-  explicit DeviceArray(size_t count) { check_cuda(cudaMalloc(reinterpret_cast<void**>(&data), count * sizeof(T)), "cudaMalloc"); }
-  ~DeviceArray() { cudaFree(data); }
-  DeviceArray(const DeviceArray&) = delete;
-  DeviceArray& operator=(const DeviceArray&) = delete;
-};
-
 template <typename T>
 int gpu_geqrf_host(int64_t m, int64_t n, T* a, int64_t lda, tiledqr_factors** out, const tiledqr_options* opts) {
   if (out) *out = nullptr;
   return guarded([&] {
-    if (const int status = device_status(); status != TILEDQR_SUCCESS) return status;
-    check_shape(m, n, a, lda, "A");
+    check_shape(m, n, a, lda, "A");  // the arguments before any CUDA call
+    const Options options = gpu_options(opts, m, n);
     check_finite(a, m, n, lda, "A");
-    DeviceArray<T> d_a(size_t(m) * size_t(n));
-    const size_t row_bytes = size_t(m) * sizeof(T);
-    check_cuda(cudaMemcpy2D(d_a.data, row_bytes, a, size_t(lda) * sizeof(T), row_bytes, size_t(n),
-                            cudaMemcpyHostToDevice), "copying A to the device");
-    std::unique_ptr<gpu::DeviceQr<T>> qr = factor_on_device(m, n, d_a.data, m, opts, cudaStream_t(0));
+    if (const int status = device_status(); status != TILEDQR_SUCCESS) return status;
+    const gpu::DeviceBuffer<T> d_a = gpu::upload_matrix(a, m, n, lda);
+    std::unique_ptr<gpu::Fr4Factorization<T>> qr = factor_on_device(m, n, d_a.get(), m, options, cudaStream_t(0));
     // Download the factors before R, so a failure leaves A unchanged.
     std::unique_ptr<Factorization<T>> host;
     if (out) host = std::make_unique<Factorization<T>>(qr->download());
-    check_cuda(cudaMemcpy2D(a, size_t(lda) * sizeof(T), d_a.data, row_bytes, row_bytes, size_t(n),
-                            cudaMemcpyDeviceToHost), "copying R to the host");
+    gpu::check(cudaMemcpy2D(a, size_t(lda) * sizeof(T), d_a.get(), size_t(m) * sizeof(T), size_t(m) * sizeof(T),
+                            size_t(n), cudaMemcpyDeviceToHost),
+               "copying R to the host");
     if (out) *out = make_factors(std::move(host));
     return int(TILEDQR_SUCCESS);
   });

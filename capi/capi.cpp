@@ -4,7 +4,6 @@
 #include <cblas.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cmath>
 #include <limits>
 #include <memory>
@@ -197,26 +196,6 @@ int gels(int64_t m, int64_t n, int64_t nrhs, T* a, int64_t lda, T* b, int64_t ld
 
 }  // namespace
 
-Tree tree_option(int tree, Tree automatic) {
-  switch (tree) {
-    case TILEDQR_TREE_AUTO: return automatic;
-    case TILEDQR_TREE_FLAT: return Tree::flat;
-    case TILEDQR_TREE_BINARY: return Tree::binary;
-    case TILEDQR_TREE_GREEDY: return Tree::greedy;
-    default:
-      throw InputError("options.tree must be one of TILEDQR_TREE_AUTO/FLAT/BINARY/GREEDY, got " + std::to_string(tree));
-  }
-}
-
-void check_shape(int64_t m, int64_t n, const void* a, int64_t lda, const char* name) {
-  if (m < 1 || n < 1)
-    throw InputError("the matrix must be at least 1x1, got " + std::to_string(m) + "x" + std::to_string(n));
-  std::string ld = "ld" + std::string(name);  // LAPACK's spelling: lda, ldda
-  std::transform(ld.begin(), ld.end(), ld.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  if (lda < m) throw InputError(ld + " (" + std::to_string(lda) + ") must be >= m (" + std::to_string(m) + ")");
-  if (!a) throw InputError(std::string(name) + " is NULL");
-}
-
 tiledqr_factors* make_factors(std::unique_ptr<Factorization<double>> f) {
   auto handle = std::make_unique<tiledqr_factors>();
   handle->d = std::move(f);
@@ -230,29 +209,15 @@ tiledqr_factors* make_factors(std::unique_ptr<Factorization<float>> f) {
 }
 
 int fail(int status, const std::string& message) {
-  last_error = message;
+  try {
+    last_error = message;
+  } catch (const std::bad_alloc&) {  // no room for the message: the status alone
+    last_error.clear();
+  }
   return status;
 }
 
 void clear_error() { last_error.clear(); }
-
-int status_of_current_exception() {
-  try {
-    throw;
-  } catch (const InputError& e) {
-    return fail(TILEDQR_ERR_INVALID_ARGUMENT, e.what());
-  } catch (const StallError& e) {
-    return fail(TILEDQR_ERR_STALLED, e.what());
-  } catch (const GpuError& e) {
-    return fail(TILEDQR_ERR_GPU, e.what());
-  } catch (const std::bad_alloc&) {
-    return fail(TILEDQR_ERR_OUT_OF_MEMORY, "out of host memory");
-  } catch (const std::exception& e) {
-    return fail(TILEDQR_ERR_INTERNAL, e.what());
-  } catch (...) {
-    return fail(TILEDQR_ERR_INTERNAL, "an exception of unknown type");
-  }
-}
 
 }  // namespace tiledqr::capi
 

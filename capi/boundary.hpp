@@ -1,0 +1,95 @@
+// The C interface's boundary (include/tiledqr/tiledqr.h): every C entry point
+// runs its body through guarded(), which turns each exception into a
+// tiledqr_status and keeps its message for tiledqr_last_error(). Included by
+// libtiledqr and libtiledqr_gpu alike.
+//
+// Everything that throws or catches here is inline, so each shared library
+// throws, catches and translates its own exceptions with its own code: no
+// exception is rethrown, or caught, in a library other than the one that
+// threw it. A rethrow from one library of an exception caught in another
+// ends in std::terminate where the two do not share the C++ runtime's
+// exception state. Only the record of the last error (fail, clear_error),
+// which throws nothing, is one copy in libtiledqr.
+#pragma once
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <cstdint>
+#include <memory>
+#include <new>
+#include <string>
+
+#include "errors.hpp"
+#include "factorization.hpp"
+#include "options.hpp"
+#include "tiledqr/tiledqr.h"
+
+namespace tiledqr::capi {
+
+// Records `message` as this thread's last error and returns `status`.
+int fail(int status, const std::string& message);
+// Clears this thread's last error (at the start of every C call).
+void clear_error();
+
+// A new handle owning `f` (libtiledqr_gpu hands over downloaded factors).
+tiledqr_factors* make_factors(std::unique_ptr<Factorization<double>> f);
+tiledqr_factors* make_factors(std::unique_ptr<Factorization<float>> f);
+
+// The Tree of a tiledqr_options.tree value; TILEDQR_TREE_AUTO gives
+// `automatic`. InputError for any other value.
+inline Tree tree_option(int tree, Tree automatic) {
+  switch (tree) {
+    case TILEDQR_TREE_AUTO: return automatic;
+    case TILEDQR_TREE_FLAT: return Tree::flat;
+    case TILEDQR_TREE_BINARY: return Tree::binary;
+    case TILEDQR_TREE_GREEDY: return Tree::greedy;
+    default:
+      throw InputError("options.tree must be one of TILEDQR_TREE_AUTO/FLAT/BINARY/GREEDY, got " + std::to_string(tree));
+  }
+}
+
+// InputError unless A (m, n), lda is a matrix: m, n >= 1, lda >= m, not NULL.
+inline void check_shape(int64_t m, int64_t n, const void* a, int64_t lda, const char* name) {
+  if (m < 1 || n < 1)
+    throw InputError("the matrix must be at least 1x1, got " + std::to_string(m) + "x" + std::to_string(n));
+  std::string ld = "ld" + std::string(name);  // LAPACK's spelling: lda, ldda
+  std::transform(ld.begin(), ld.end(), ld.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  if (lda < m) throw InputError(ld + " (" + std::to_string(lda) + ") must be >= m (" + std::to_string(m) + ")");
+  if (!a) throw InputError(std::string(name) + " is NULL");
+}
+
+// A NaN or infinity would spread through every later tile unnoticed:
+// InputError naming the first one in A (m, n), col-major, lda.
+template <typename T>
+void check_finite(const T* a, int64_t m, int64_t n, int64_t lda, const char* name) {
+  for (int64_t j = 0; j < n; ++j)
+    for (int64_t i = 0; i < m; ++i)
+      if (!std::isfinite(a[i + j * lda]))
+        throw InputError(std::string(name) + "(" + std::to_string(i + 1) + "," + std::to_string(j + 1) +
+                         ") is not finite");
+}
+
+// body() returns a tiledqr_status; an exception becomes the status of its
+// type, caught and translated here, in the library that instantiates this.
+template <typename Body>
+int guarded(Body&& body) noexcept {
+  try {
+    clear_error();
+    return body();
+  } catch (const InputError& e) {
+    return fail(TILEDQR_ERR_INVALID_ARGUMENT, e.what());
+  } catch (const StallError& e) {
+    return fail(TILEDQR_ERR_STALLED, e.what());
+  } catch (const GpuError& e) {
+    return fail(TILEDQR_ERR_GPU, e.what());
+  } catch (const std::bad_alloc&) {
+    return fail(TILEDQR_ERR_OUT_OF_MEMORY, "out of host memory");
+  } catch (const std::exception& e) {
+    return fail(TILEDQR_ERR_INTERNAL, e.what());
+  } catch (...) {
+    return fail(TILEDQR_ERR_INTERNAL, "an exception of unknown type");
+  }
+}
+
+}  // namespace tiledqr::capi

@@ -1,0 +1,447 @@
+// The panel of the block factor kinds (geqrt, tsqrt, ttqrt): one thread block
+// factors an inner block of IB columns one Householder reflector at a time
+// (LAPACK ?geqrt3 / ?tpqrt2 without the recursion), forms its compact-WY
+// T_b, and updates the columns to the right with the block reflector
+// (compact_wy_apply.cuh). Buttari, Langou, Kurzak, Dongarra, "A class of
+// parallel tiled linear algebra algorithms for multicore architectures"
+// (2009), §3: the tile kernels with inner blocking.
+//
+// Thread layout of a panel: warp w owns the NB / warps rows w·rows_per_warp …
+// of the tile, lane c column c of the inner block (and c + 32 when IB = 64),
+// in registers. Column j's reflector needs xᵀx and xᵀa_c for every column c
+// over all rows: each thread sums its rows, the warps' partial sums meet in
+// shared memory, and every thread adds them in the same order, so all get
+// the same bits (the same branches, and R is the same from run to run).
+// One block barrier per column: the partial sums and the pivot row are
+// double-buffered, and what a column finishes in shared memory is written
+// after the next column's barrier, when nobody reads it any more. The same
+// sums give, for the columns c < j already done, v_cᵀ v_j; once the inner
+// block's columns are done, T_b comes from them row by row (a row of
+// LAPACK's T(0:j, j) = −τ_j T(0:j, 0:j) Vᵀ v_j needs only its own row).
+// Columns the direct formula cannot take (tiny, huge or non-finite entries,
+// flagged in the partial sums so that every thread decides alike) go
+// through the reference kernels::make_reflector, as the warp kernels do.
+//
+// The three kinds differ in the pivot row and in which rows of the body a
+// reflector reaches ("part"):
+//   geqrt  the pivot is the body's own row p = i + j; rows below it;
+//   tsqrt  the pivot is row p of the triangle R on top; every body row;
+//   ttqrt  as tsqrt, but the body is a triangle: rows 0 … p only (its strict
+//          lower part holds another factor's V and is neither read nor written).
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstddef>
+
+#include "compact_wy_apply.cuh"
+#include "kernels/householder.hpp"
+#include "kernels/warp/reflector.cuh"
+
+namespace tiledqr::kernels::block {
+
+enum class PanelKind { geqrt, tsqrt, ttqrt };
+
+// Threads and shared memory of a factor kind of scalar T, tile NB, inner
+// block IB: the update engine's block, and shared memory for the larger of
+// the engine and the panel (they take turns in it).
+template <typename T, int NB, int IB>
+struct PanelLayout {
+  static constexpr int threads = CompactWyLaunch<T, NB, IB>::threads;
+  static constexpr int warps = threads / 32;
+  static constexpr int rows_per_warp = NB / warps;
+  static constexpr int cols_per_lane = IB > 32 ? IB / 32 : 1;
+  static_assert(NB % warps == 0, "every warp owns the same number of rows");
+  static_assert(IB == 16 || IB == 32 || IB == 64, "the panel takes IB = 16, 32 or 64");
+  // Shared memory, in elements of T:
+  static constexpr int ld_panel = NB + 1;                  // the inner block (NB, IB), col-major
+  static constexpr int panel_elements = ld_panel * IB;
+  static constexpr int ld_partial = IB + 3;                // per warp: xᵀa_c (IB), xᵀx, max|x|, a flag
+  static constexpr int partial_elements = 2 * warps * ld_partial;  // two buffers, by column parity
+  static constexpr int ld_small = IB + 1;                  // (IB, IB) col-major blocks
+  static constexpr int top_elements = IB * ld_small;       // R's diagonal block (tsqrt, ttqrt)
+  static constexpr int t_elements = IB * ld_small;         // T_b
+  static constexpr int g_elements = IB * ld_small;         // G(l, j) = v_lᵀ v_j, l < j
+  static constexpr int pivot_elements = 2 * IB;            // geqrt: the pivot row, two buffers
+  static constexpr int tau_elements = IB;
+  static constexpr int column_elements = NB + 2;           // the careful path: x, beta, τ
+  static constexpr int elements = panel_elements + partial_elements + top_elements + t_elements + g_elements +
+                                  pivot_elements + tau_elements + column_elements;
+  static constexpr std::size_t panel_bytes = std::size_t(elements) * sizeof(T);
+  static constexpr std::size_t shared_bytes =
+      panel_bytes > CompactWyLaunch<T, NB, IB>::shared_bytes ? panel_bytes
+                                                              : CompactWyLaunch<T, NB, IB>::shared_bytes;
+};
+
+namespace panel_detail {
+
+// a[i] for a run-time i, without indexing the register array at run time.
+template <int N, typename T>
+__device__ __forceinline__ T pick(const T (&a)[N], int i) {
+  T out = a[0];
+#pragma unroll
+  for (int s = 1; s < N; ++s)
+    if (s == i) out = a[s];
+  return out;
+}
+
+template <int N, typename T>
+__device__ __forceinline__ void put(T (&a)[N], int i, T value) {
+#pragma unroll
+  for (int s = 0; s < N; ++s)
+    if (s == i) a[s] = value;
+}
+
+}  // namespace panel_detail
+
+// Factors inner block b (columns i = b·IB … i + kb − 1) of a factor kind and
+// applies it to the tile's columns i + kb … n − 1.
+//   kind geqrt: body = the tile (m, n), col-major, ld_body; top unused.
+//   kind tsqrt/ttqrt: top = R (n, n), col-major, ld_top (upper triangle in
+//     and out, the strict lower part not touched); body = A2 (m, n), ld_body.
+//   t (IB, k) col-major, ldt: T_b goes to columns i … i + kb − 1 (zeros
+//     below each diagonal).
+// Every thread of a block of PanelLayout::threads calls it.
+template <typename T, int NB, int IB>
+__device__ void factor_inner_block(PanelKind kind, int b, int m, int n, int k, T* top, int ld_top, T* body,
+                                   int ld_body, T* t, int ldt, T* shared) {
+  using namespace panel_detail;
+  using L = PanelLayout<T, NB, IB>;
+  constexpr int RPW = L::rows_per_warp, CPL = L::cols_per_lane, LDS = L::ld_small, LDP = L::ld_partial;
+  const ReflectorShape shape = kind == PanelKind::geqrt   ? ReflectorShape::unit_lower
+                               : kind == PanelKind::tsqrt ? ReflectorShape::full
+                                                          : ReflectorShape::upper;
+  const bool geqrt_kind = kind == PanelKind::geqrt;
+  T* panel = shared;
+  T* partial = panel + L::panel_elements;    // [parity][warp][LDP]
+  T* tops = partial + L::partial_elements;   // R(i + r, i + c) at c·LDS + r
+  T* tmat = tops + L::top_elements;          // T_b(r, c) at c·LDS + r
+  T* gmat = tmat + L::t_elements;            // G(l, j) at j·LDS + l
+  T* pivot = gmat + L::g_elements;           // [parity][IB]
+  T* taus = pivot + L::pivot_elements;
+  T* column = taus + L::tau_elements;
+  // Partial sums beyond these could overflow when added (or in w): the
+  // column goes the careful way.
+  const T dot_limit = RealLimits<T>::huge / T(4 * L::warps);
+  const T entry_limit = RealLimits<T>::huge / T(4 * NB);
+
+  const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5;
+  const int i = b * IB;
+  const int kb = k - i < IB ? k - i : IB;
+  const int row0 = warp * RPW;  // this thread's rows row0 … row0 + RPW − 1
+
+  // Is body row r part of the triangle (ttqrt) — else never read nor written.
+  auto in_triangle = [&](int r, int c) { return kind != PanelKind::ttqrt || r <= i + c; };
+
+  // Stage the inner block's columns (coalesced), then each thread's part.
+  for (int idx = tid; idx < NB * IB; idx += L::threads) {
+    const int r = idx % NB, c = idx / NB;
+    panel[c * L::ld_panel + r] =
+        r < m && c < kb && in_triangle(r, c) ? body[std::size_t(i + c) * ld_body + r] : T(0);
+  }
+  if (!geqrt_kind)
+    for (int idx = tid; idx < IB * IB; idx += L::threads) {
+      const int r = idx % IB, c = idx / IB;
+      tops[c * LDS + r] = r <= c && c < kb ? top[std::size_t(i + c) * ld_top + i + r] : T(0);
+    }
+  __syncthreads();
+  T vals[CPL][RPW];
+#pragma unroll
+  for (int u = 0; u < CPL; ++u)
+#pragma unroll
+    for (int s = 0; s < RPW; ++s) vals[u][s] = lane + 32 * u < IB ? panel[(lane + 32 * u) * L::ld_panel + row0 + s] : T(0);
+  // tsqrt/ttqrt: warp 0's finished entries of R's row j − 1, written to
+  // `tops` once nobody reads that row (after column j's barrier).
+  T finished[CPL];
+#pragma unroll
+  for (int u = 0; u < CPL; ++u) finished[u] = T(0);
+
+#pragma unroll 1
+  for (int j = 0; j < kb; ++j) {
+    const int p = i + j;  // the pivot row
+    const int uj = j / 32, lj = j % 32;
+    const int p_warp = p / RPW, p_slot = p % RPW;
+    T* part_sums = partial + (j & 1) * L::warps * LDP;
+    T* pivot_row = pivot + (j & 1) * IB;
+    bool flag = false;  // a huge or non-finite value seen: the careful path
+    // (a) geqrt: the pivot row's entries, from the warp that owns row p;
+    // tsqrt/ttqrt: warp 0 checks R's row j (nobody changes it before (f)).
+    if (geqrt_kind && warp == p_warp)
+#pragma unroll
+      for (int u = 0; u < CPL; ++u)
+        if (lane + 32 * u < IB) {
+          const T a = pick(vals[u], p_slot);
+          pivot_row[lane + 32 * u] = a;
+          flag |= !(magnitude(a) <= entry_limit);
+        }
+    if (!geqrt_kind && warp == 0)
+#pragma unroll
+      for (int u = 0; u < CPL; ++u)
+        if (lane + 32 * u < IB) flag |= !(magnitude(tops[(lane + 32 * u) * LDS + j]) <= entry_limit);
+    // Column j's entries in this thread's rows, and which rows it reaches.
+    T x[RPW];
+    unsigned part = 0;
+#pragma unroll
+    for (int s = 0; s < RPW; ++s) {
+      const T own = uj == 0 ? vals[0][s] : vals[CPL - 1][s];
+      x[s] = __shfl_sync(0xffffffffu, own, lj);
+      const int r = row0 + s;
+      const bool reached = r < m && (kind == PanelKind::geqrt   ? r > p
+                                     : kind == PanelKind::tsqrt ? true
+                                                                : r <= p);
+      if (reached) part |= 1u << s;
+      if (!reached) x[s] = T(0);
+    }
+    // (b) this thread's sums: xᵀx, max|x| and xᵀa_c for its columns.
+    T squares = 0, largest = 0, dot[CPL];
+#pragma unroll
+    for (int u = 0; u < CPL; ++u) dot[u] = 0;
+#pragma unroll
+    for (int s = 0; s < RPW; ++s) {
+      squares += x[s] * x[s];
+      const T a = magnitude(x[s]);
+      largest = a > largest ? a : largest;
+#pragma unroll
+      for (int u = 0; u < CPL; ++u) {
+        dot[u] += x[s] * vals[u][s];
+        flag |= !(magnitude(vals[u][s]) <= entry_limit);
+      }
+    }
+#pragma unroll
+    for (int u = 0; u < CPL; ++u) {
+      flag |= !(magnitude(dot[u]) <= dot_limit);
+      if (lane + 32 * u < IB) part_sums[warp * LDP + lane + 32 * u] = dot[u];
+    }
+    flag = __any_sync(0xffffffffu, flag);
+    if (lane == 0) {
+      part_sums[warp * LDP + IB] = squares;
+      part_sums[warp * LDP + IB + 1] = largest;
+      part_sums[warp * LDP + IB + 2] = flag ? T(1) : T(0);
+    }
+    __syncthreads();  // (c) the partial sums and the pivot row are written
+
+    // (d) the reflector, the same in every thread.
+    squares = 0;
+    largest = 0;
+    flag = false;
+#pragma unroll
+    for (int u = 0; u < CPL; ++u) dot[u] = 0;
+    for (int w = 0; w < L::warps; ++w) {
+      squares += part_sums[w * LDP + IB];
+      const T a = part_sums[w * LDP + IB + 1];
+      largest = a > largest ? a : largest;
+      flag |= part_sums[w * LDP + IB + 2] != T(0);
+#pragma unroll
+      for (int u = 0; u < CPL; ++u)
+        if (lane + 32 * u < IB) dot[u] += part_sums[w * LDP + lane + 32 * u];
+    }
+    const T alpha = geqrt_kind ? pivot_row[j] : tops[j * LDS + j];
+    T pivot_entry[CPL];  // the pivot row's entry in each of this thread's columns
+#pragma unroll
+    for (int u = 0; u < CPL; ++u) {
+      const int c = lane + 32 * u < IB ? lane + 32 * u : IB - 1;
+      pivot_entry[u] = geqrt_kind ? pivot_row[c] : tops[c * LDS + j];
+    }
+    gpu::WarpReflector<T> h;
+    h.beta = alpha;  // a zero x: H = I (τ = 0), as make_reflector
+    bool direct = true;
+    if (largest != T(0)) h = gpu::direct_reflector(alpha, squares, direct, NB);
+
+    if (largest != T(0) && (flag || !direct)) {  // rare, and the same in every thread
+      const int lo = geqrt_kind ? p + 1 : 0;
+      if (lane == 0)
+#pragma unroll
+        for (int s = 0; s < RPW; ++s)
+          if (part >> s & 1u) column[row0 + s - lo] = x[s];
+      __syncthreads();  // also: every thread has read the partial sums
+      if (tid == 0) {
+        const int hi = kind == PanelKind::ttqrt ? (p + 1 < m ? p + 1 : m) : m;
+        T head = alpha;
+        column[NB + 1] = make_reflector(hi - lo, head, column, 1);
+        column[NB] = head;
+      }
+      __syncthreads();
+      h.beta = column[NB];
+      h.tau = column[NB + 1];
+      h.scale = 1;
+#pragma unroll
+      for (int u = 0; u < CPL; ++u) dot[u] = 0;
+#pragma unroll
+      for (int s = 0; s < RPW; ++s) {
+        x[s] = part >> s & 1u ? column[row0 + s - lo] : T(0);
+#pragma unroll
+        for (int u = 0; u < CPL; ++u) dot[u] += x[s] * vals[u][s];
+      }
+#pragma unroll
+      for (int u = 0; u < CPL; ++u)
+        if (lane + 32 * u < IB) part_sums[warp * LDP + lane + 32 * u] = dot[u];
+      __syncthreads();
+#pragma unroll
+      for (int u = 0; u < CPL; ++u) {
+        dot[u] = 0;
+        for (int ww = 0; ww < L::warps; ++ww)
+          if (lane + 32 * u < IB) dot[u] += part_sums[ww * LDP + lane + 32 * u];
+      }
+    }
+
+    // (f) the updates. Column j becomes v_j (below its pivot) and beta;
+    // the columns c > j take H_j; the columns c < j give v_cᵀ v_j to T_b.
+    // Warp 0 writes R's finished row j − 1 now that nobody reads it.
+    if (!geqrt_kind && warp == 0 && j > 0)
+#pragma unroll
+      for (int u = 0; u < CPL; ++u) {
+        const int c = lane + 32 * u;
+        if (c >= j - 1 && c < kb) tops[c * LDS + j - 1] = finished[u];
+      }
+#pragma unroll
+    for (int u = 0; u < CPL; ++u) {
+      const int c = lane + 32 * u;
+      const T w = (pivot_entry[u] + h.scale * dot[u]) * h.tau;
+      if (c == j) {
+#pragma unroll
+        for (int s = 0; s < RPW; ++s)
+          if (part >> s & 1u) vals[u][s] = x[s] * h.scale;
+        if (geqrt_kind && warp == p_warp) put(vals[u], p_slot, h.beta);
+        finished[u] = h.beta;
+      } else if (c > j && c < kb) {
+        if (h.tau != T(0)) {
+          const T w_scaled = w * h.scale;
+#pragma unroll
+          for (int s = 0; s < RPW; ++s)
+            if (part >> s & 1u) vals[u][s] -= w_scaled * x[s];
+        }
+        const T updated = h.tau != T(0) ? pivot_entry[u] - w : pivot_entry[u];
+        if (geqrt_kind && warp == p_warp) put(vals[u], p_slot, updated);
+        finished[u] = updated;
+      } else if (c < j && warp == 0) {
+        // v_cᵀ v_j: v_j = [1 at row p; x·scale]; v_c's entry at row p is
+        // the pivot row's (geqrt); in tsqrt/ttqrt the unit entries sit in
+        // different rows of R.
+        gmat[j * LDS + c] = (geqrt_kind ? pivot_entry[u] : T(0)) + h.scale * dot[u];
+      }
+    }
+    if (tid == 0) taus[j] = h.tau;
+  }
+
+  // Write the inner block back: V and the pivot rows, R's block, T_b.
+#pragma unroll
+  for (int u = 0; u < CPL; ++u)
+#pragma unroll
+    for (int s = 0; s < RPW; ++s)
+      if (lane + 32 * u < IB) panel[(lane + 32 * u) * L::ld_panel + row0 + s] = vals[u][s];
+  __syncthreads();  // every column is done: R's last row, G and τ are final
+  if (!geqrt_kind && warp == 0)
+#pragma unroll
+    for (int u = 0; u < CPL; ++u) {
+      const int c = lane + 32 * u;
+      if (c >= kb - 1 && c < kb) tops[c * LDS + kb - 1] = finished[u];
+    }
+  if (tid < kb) {  // row c of T_b: T(c, c) = τ_c, T(c, j) = −τ_j Σ_{c ≤ l < j} T(c, l) G(l, j)
+    const int c = tid;
+    tmat[c * LDS + c] = taus[c];
+    for (int j = c + 1; j < kb; ++j) {
+      T sum[4] = {0, 0, 0, 0};
+      int l = c;
+      for (; l + 3 < j; l += 4)
+#pragma unroll
+        for (int e = 0; e < 4; ++e) sum[e] += tmat[(l + e) * LDS + c] * gmat[j * LDS + l + e];
+      for (; l < j; ++l) sum[0] += tmat[l * LDS + c] * gmat[j * LDS + l];
+      const T dotted = (sum[0] + sum[1]) + (sum[2] + sum[3]);
+      tmat[j * LDS + c] = taus[j] != T(0) ? -taus[j] * dotted : T(0);
+    }
+  }
+  __syncthreads();
+  for (int idx = tid; idx < NB * IB; idx += L::threads) {
+    const int r = idx % NB, c = idx / NB;
+    if (r < m && c < kb && in_triangle(r, c)) body[std::size_t(i + c) * ld_body + r] = panel[c * L::ld_panel + r];
+  }
+  for (int idx = tid; idx < IB * IB; idx += L::threads) {
+    const int r = idx % IB, c = idx / IB;
+    if (c < kb) {
+      t[std::size_t(i + c) * ldt + r] = r <= c ? tmat[c * LDS + r] : T(0);
+      if (!geqrt_kind && r <= c) top[std::size_t(i + c) * ld_top + i + r] = tops[c * LDS + r];
+    }
+  }
+  __syncthreads();  // V, R and T_b are in global memory; shared memory is free
+
+  // The columns to the right take Q_bᵀ.
+  const int right = i + kb;
+  if (right < n) {
+    CompactWy<T> a{};
+    a.n = n - right;
+    a.k = right;
+    a.first_block = b;
+    a.t = t;
+    a.ldt = ldt;
+    if (geqrt_kind) {
+      a.m = m - i;
+      a.row_offset = i;
+      a.v = body + i;
+      a.ldv = ld_body;
+      a.c = body + std::size_t(right) * ld_body + i;
+      a.ldc = ld_body;
+    } else {
+      // ttqrt: rows past the last reflector's reach are not changed.
+      a.m = kind == PanelKind::ttqrt ? (right < m ? right : m) : m;
+      a.row_offset = 0;
+      a.v = body;
+      a.ldv = ld_body;
+      a.a1 = top + std::size_t(right) * ld_top;
+      a.lda1 = ld_top;
+      a.c = body + std::size_t(right) * ld_body;
+      a.ldc = ld_body;
+    }
+    apply_compact_wy<T, NB, IB>(shape, true, a, shared);
+  }
+  __syncthreads();  // the next inner block reads what the update wrote
+}
+
+// The whole factor kind: every inner block in turn; k = min(m, n) for
+// geqrt, n for tsqrt and ttqrt.
+template <typename T, int NB, int IB>
+__device__ void factor_tile(PanelKind kind, int m, int n, T* top, int ld_top, T* body, int ld_body, T* t,
+                            int ldt, T* shared) {
+  const int k = kind == PanelKind::geqrt ? (m < n ? m : n) : n;
+  const int blocks = (k + IB - 1) / IB;
+  for (int b = 0; b < blocks; ++b)
+    factor_inner_block<T, NB, IB>(kind, b, m, n, k, top, ld_top, body, ld_body, t, ldt, shared);
+}
+
+// One independent factor task (geqrt: top unused): the operands of
+// factor_tile, device pointers.
+template <typename T>
+struct FactorTask {
+  int m, n;
+  T* top;
+  int ld_top;
+  T* body;
+  int ld_body;
+  T* t;
+  int ldt;
+};
+
+// Block i factors tasks[i] with kind `kind`.
+template <typename T, int NB, int IB>
+__global__ void __launch_bounds__(PanelLayout<T, NB, IB>::threads, 1)
+    factor_tasks_kernel(PanelKind kind, const FactorTask<T>* tasks) {
+  extern __shared__ __align__(16) unsigned char factor_shared[];
+  const FactorTask<T> task = tasks[blockIdx.x];
+  factor_tile<T, NB, IB>(kind, task.m, task.n, task.top, task.ld_top, task.body, task.ld_body, task.t, task.ldt,
+                         reinterpret_cast<T*>(factor_shared));
+}
+
+// Runs `count` factor tasks (device array) concurrently, one block each,
+// raising the kernel's dynamic shared-memory limit first; the caller checks
+// each task's sizes (m, n ≤ NB) beforehand. Returns the first error.
+template <typename T, int NB, int IB>
+cudaError_t launch_factor_tasks(PanelKind kind, const FactorTask<T>* tasks, int count, cudaStream_t stream) {
+  using L = PanelLayout<T, NB, IB>;
+  const cudaError_t status = cudaFuncSetAttribute(factor_tasks_kernel<T, NB, IB>,
+                                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                  static_cast<int>(L::shared_bytes));
+  if (status != cudaSuccess || count == 0) return status;
+  factor_tasks_kernel<T, NB, IB><<<count, L::threads, L::shared_bytes, stream>>>(kind, tasks);
+  return cudaGetLastError();
+}
+
+}  // namespace tiledqr::kernels::block

@@ -1,0 +1,92 @@
+// The GPU C interface's argument checks (include/tiledqr/tiledqr_gpu.h),
+// with or without a GPU: every bad argument gives TILEDQR_ERR_INVALID_ARGUMENT
+// and a message naming it before any CUDA call, so on a machine without a
+// GPU the status is still INVALID_ARGUMENT, not NO_GPU. The device pointers
+// passed are never dereferenced (each call fails on an argument first). Runs
+// in every build with CUDA, GPU or not (suite capi).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "tiledqr/tiledqr_gpu.h"
+
+namespace {
+
+// Pass rule: `status` is TILEDQR_ERR_INVALID_ARGUMENT and tiledqr_last_error()
+// contains `words`.
+void expect_invalid(int status, const std::string& words) {
+  EXPECT_EQ(status, TILEDQR_ERR_INVALID_ARGUMENT) << tiledqr_strerror(status) << ": " << tiledqr_last_error();
+  EXPECT_NE(std::string(tiledqr_last_error()).find(words), std::string::npos)
+      << "expected \"" << words << "\" in \"" << tiledqr_last_error() << "\"";
+}
+
+tiledqr_options with_tile(int tile) {
+  tiledqr_options o{};
+  o.tile = tile;
+  return o;
+}
+
+tiledqr_options with_tree(int tree) {
+  tiledqr_options o{};
+  o.tree = tree;
+  return o;
+}
+
+TEST(CapiGpuArguments, DeviceMatrix) {
+  std::vector<double> storage(64, 1.0);  // stands for device memory: never read
+  double* d_a = storage.data();
+  const tiledqr_options tile64 = with_tile(64), tree9 = with_tree(9);
+  tiledqr_gpu_factors* f = reinterpret_cast<tiledqr_gpu_factors*>(&storage);  // must be reset to NULL
+  expect_invalid(tiledqr_gpu_dgeqrf(4, 4, d_a, 4, &f, &tile64, nullptr), "tile 32");
+  EXPECT_EQ(f, nullptr) << "a failed call leaves *factors NULL";
+  expect_invalid(tiledqr_gpu_dgeqrf(4, 4, d_a, 4, &f, &tree9, nullptr), "options.tree");
+  expect_invalid(tiledqr_gpu_dgeqrf(4, 4, d_a, 3, &f, nullptr, nullptr), "ldda (3) must be >= m (4)");
+  expect_invalid(tiledqr_gpu_dgeqrf(0, 4, d_a, 4, &f, nullptr, nullptr), "at least 1x1");
+  expect_invalid(tiledqr_gpu_dgeqrf(4, -1, d_a, 4, &f, nullptr, nullptr), "at least 1x1");
+  expect_invalid(tiledqr_gpu_dgeqrf(4, 4, nullptr, 4, &f, nullptr, nullptr), "dA is NULL");
+  EXPECT_EQ(f, nullptr);
+  std::vector<float> single(64, 1.0f);
+  expect_invalid(tiledqr_gpu_sgeqrf(4, 4, single.data(), 2, nullptr, nullptr, nullptr), "ldda");
+  expect_invalid(tiledqr_gpu_sgeqrf(4, 4, single.data(), 4, nullptr, &tile64, nullptr), "tile 32");
+}
+
+TEST(CapiGpuArguments, HostMatrix) {
+  std::vector<double> a(16, 1.0);
+  const tiledqr_options tile16 = with_tile(16), tree_minus = with_tree(-1);
+  tiledqr_factors* host = nullptr;
+  expect_invalid(tiledqr_gpu_dgeqrf_host(4, 4, a.data(), 3, &host, nullptr), "lda (3) must be >= m (4)");
+  expect_invalid(tiledqr_gpu_dgeqrf_host(4, 4, nullptr, 4, &host, nullptr), "A is NULL");
+  expect_invalid(tiledqr_gpu_dgeqrf_host(4, 4, a.data(), 4, &host, &tile16), "tile 32");
+  expect_invalid(tiledqr_gpu_dgeqrf_host(4, 4, a.data(), 4, &host, &tree_minus), "options.tree");
+  a[5] = std::nan("");
+  expect_invalid(tiledqr_gpu_dgeqrf_host(4, 4, a.data(), 4, &host, nullptr), "A(2,2) is not finite");
+  EXPECT_EQ(host, nullptr);
+  std::vector<float> s(16, 1.0f);
+  s[15] = INFINITY;
+  expect_invalid(tiledqr_gpu_sgeqrf_host(4, 4, s.data(), 4, &host, nullptr), "A(4,4) is not finite");
+}
+
+TEST(CapiGpuArguments, Handles) {
+  tiledqr_factors* host = nullptr;
+  expect_invalid(tiledqr_gpu_factors_download(nullptr, &host), "factors is NULL");
+  EXPECT_EQ(host, nullptr);
+  expect_invalid(tiledqr_gpu_factors_download(nullptr, nullptr), "factors is NULL");
+  tiledqr_gpu_factors_free(nullptr);  // allowed, does nothing
+}
+
+// Good arguments on a machine without a GPU: TILEDQR_ERR_NO_GPU, the
+// status the argument checks above must not be confused with.
+TEST(CapiGpuArguments, GoodArgumentsWithoutGpu) {
+  if (tiledqr_gpu_check_device() != TILEDQR_ERR_NO_GPU) GTEST_SKIP() << "a GPU is here: test_capi_gpu covers it";
+  std::vector<double> a(16);
+  for (size_t i = 0; i < a.size(); ++i) a[i] = std::sin(double(i) + 1);
+  tiledqr_factors* host = nullptr;
+  EXPECT_EQ(tiledqr_gpu_dgeqrf_host(4, 4, a.data(), 4, &host, nullptr), TILEDQR_ERR_NO_GPU) << tiledqr_last_error();
+  EXPECT_EQ(host, nullptr);
+  EXPECT_EQ(a[0], std::sin(1.0)) << "A unchanged";
+  EXPECT_EQ(tiledqr_gpu_dgeqrf(4, 4, a.data(), 4, nullptr, nullptr, nullptr), TILEDQR_ERR_NO_GPU);
+}
+
+}  // namespace

@@ -279,7 +279,7 @@ int orgqr(int64_t m, int64_t k, const tiledqr_factors* h, T* q, int64_t ldq) {
 }
 
 template <typename T>
-int orgqr_batch(int64_t batch, int64_t m, int64_t k, const tiledqr_factors* const* handles, T* q, int64_t ldq,
+int orgqr_batch(int64_t batch, int64_t m, int64_t k, tiledqr_factors* const* handles, T* q, int64_t ldq,
                 int64_t stride, int threads) {
   return guarded([&] {
     check_batch(batch, m, k, q, ldq, stride, 'Q');
@@ -392,11 +392,11 @@ int tiledqr_sgeqrf_batch(int64_t batch, int64_t m, int64_t n, float* A, int64_t 
                          tiledqr_factors** factors, const tiledqr_options* opts) {
   return geqrf_batch(batch, m, n, A, lda, stride_a, factors, opts);
 }
-int tiledqr_dorgqr_batch(int64_t batch, int64_t m, int64_t k, const tiledqr_factors* const* factors, double* Q,
+int tiledqr_dorgqr_batch(int64_t batch, int64_t m, int64_t k, tiledqr_factors* const* factors, double* Q,
                          int64_t ldq, int64_t stride_q, int threads) {
   return orgqr_batch(batch, m, k, factors, Q, ldq, stride_q, threads);
 }
-int tiledqr_sorgqr_batch(int64_t batch, int64_t m, int64_t k, const tiledqr_factors* const* factors, float* Q,
+int tiledqr_sorgqr_batch(int64_t batch, int64_t m, int64_t k, tiledqr_factors* const* factors, float* Q,
                          int64_t ldq, int64_t stride_q, int threads) {
   return orgqr_batch(batch, m, k, factors, Q, ldq, stride_q, threads);
 }

@@ -185,7 +185,6 @@ def factor(a, backend="cpu", tree=None, tile=None, threads=None):
     if arr.ndim != 2:
         raise ValueError(f"A must be a 2-D array, got {arr.ndim}-D")
     work, _, m, n = _stack(arr, "A")
-    _check_finite(work, "A")
     handle = _geqrf(work, True, backend, tree, tile, threads)[0]
     k = min(m, n)
     return Factors(handle, _np.ascontiguousarray(work[0, :, :k].T), work.dtype)
@@ -217,17 +216,16 @@ def qr(a, mode="reduced", backend="cpu", tree=None, tile=None, threads=None):
         raise ValueError(f"mode must be 'reduced', 'complete' or 'r', got {mode!r}")
     _check_backend(backend)
     work, lead, m, n = _stack(a, "A")
-    _check_finite(work, "A")
     k = min(m, n)
     opts = _options(tree, tile, threads)
     handles = _geqrf(work, mode != "r", backend, tree, tile, threads)
-    rows = k if mode != "complete" else m
-    # empty, not zeros: numpy asks for huge pages behind a large empty
-    # array, while calloc's pages fault one by one on first write.
-    r = _np.empty((work.shape[0], rows, n), dtype=work.dtype)
-    r[:, :k, :] = work[:, :, :k].swapaxes(-1, -2)
-    r[:, k:, :] = 0
-    r = r.reshape(lead + (rows, n))
+    # The library leaves R, zeros below, in the stack's (Fortran-ordered)
+    # matrices: R is a view of them where it is all of each, a copy of its
+    # rows where it is a small part (k < m) that should not hold the rest.
+    r = work.swapaxes(-1, -2)
+    if mode != "complete" and k < m:
+        r = _np.ascontiguousarray(r[:, :k, :])
+    r = r.reshape(lead + r.shape[1:])
     if mode == "r":
         return r
     cols = k if mode == "reduced" else m
@@ -263,8 +261,6 @@ def lstsq(a, b, tree=None, tile=None, threads=None):
     rhs = _np.empty((max(m, n), nrhs), dtype=dtype, order="F")
     rhs[:m, :] = arr_b.reshape(m, nrhs)
     rhs[m:, :] = 0
-    _check_finite(mat, "A")
-    _check_finite(rhs, "B")
     opts = _options(tree, tile, threads)
     (_tiledqr.dgels if dtype == _np.float64 else _tiledqr.sgels)(mat, rhs, **opts)
     x = rhs[:n, :].copy()

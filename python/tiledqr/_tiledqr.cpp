@@ -74,7 +74,7 @@ class Factors {
   Factors& operator=(const Factors&) = delete;
 
   int64_t rows() const { return tiledqr_factors_rows(f_); }
-  const tiledqr_factors* handle() const { return f_; }
+  tiledqr_factors* handle() const { return f_; }
   int64_t cols() const { return tiledqr_factors_cols(f_); }
   bool is_double() const { return double_; }
 
@@ -141,7 +141,7 @@ py::object geqrf_batch(CArray<T> work, bool keep, int tile, int inner_block, int
 template <typename T>
 CArray<T> orgqr_batch(const std::vector<Factors*>& factors, int64_t m, int64_t k, int threads) {
   const int64_t batch = int64_t(factors.size()), ldq = std::max<int64_t>(1, m);
-  std::vector<const tiledqr_factors*> handles;
+  std::vector<tiledqr_factors*> handles;
   for (const Factors* f : factors) handles.push_back(f->handle());
   CArray<T> q({batch, k, m});
   T* data = q.mutable_data();

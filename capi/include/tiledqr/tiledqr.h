@@ -105,9 +105,9 @@ int tiledqr_sorgqr(int64_t m, int64_t k, const tiledqr_factors* factors, float* 
  * batch-1, as by *orgqr, in parallel on `threads` threads (as
  * tiledqr_options.threads), each handle on one thread when there are at
  * least as many handles as threads. */
-int tiledqr_dorgqr_batch(int64_t batch, int64_t m, int64_t k, const tiledqr_factors* const* factors, double* Q,
+int tiledqr_dorgqr_batch(int64_t batch, int64_t m, int64_t k, tiledqr_factors* const* factors, double* Q,
                          int64_t ldq, int64_t stride_q, int threads);
-int tiledqr_sorgqr_batch(int64_t batch, int64_t m, int64_t k, const tiledqr_factors* const* factors, float* Q,
+int tiledqr_sorgqr_batch(int64_t batch, int64_t m, int64_t k, tiledqr_factors* const* factors, float* Q,
                          int64_t ldq, int64_t stride_q, int threads);
 
 /* Least squares X = argmin ||A X - B||_F for A (m, n), m >= n, and B (m, nrhs),

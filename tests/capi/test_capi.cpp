@@ -330,7 +330,7 @@ int geqrf_batch(int64_t b, int64_t m, int64_t n, T* a, int64_t lda, int64_t stri
   else return tiledqr_sgeqrf_batch(b, m, n, a, lda, stride, f, o);
 }
 template <typename T>
-int orgqr_batch(int64_t b, int64_t m, int64_t k, const tiledqr_factors* const* f, T* q, int64_t ldq, int64_t stride,
+int orgqr_batch(int64_t b, int64_t m, int64_t k, tiledqr_factors* const* f, T* q, int64_t ldq, int64_t stride,
                 int threads) {
   if constexpr (std::is_same_v<T, double>) return tiledqr_dorgqr_batch(b, m, k, f, q, ldq, stride, threads);
   else return tiledqr_sorgqr_batch(b, m, k, f, q, ldq, stride, threads);

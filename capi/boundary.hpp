@@ -68,7 +68,7 @@ void check_finite(const T* a, int64_t m, int64_t n, int64_t lda, const char* nam
     for (int64_t i = 0; i < m; ++i)
       if (!std::isfinite(a[i + j * lda]))
         throw InputError(std::string(name) + "(" + std::to_string(i + 1) + "," + std::to_string(j + 1) +
-                         ") is not finite");
+                         ") is not finite (NaN or infinity)");
 }
 
 // body() returns a tiledqr_status; an exception becomes the status of its

@@ -9,12 +9,16 @@
 #include <memory>
 #include <new>
 #include <string>
+#include <type_traits>
+#include <vector>
 
 #include "boundary.hpp"
+#include "cpu_threads.hpp"
 #include "errors.hpp"
 #include "factorization.hpp"
 #include "serial_executor.hpp"
 #include "threaded_executor.hpp"
+#include "tile_choice.hpp"
 #include "tiledqr/tiledqr.h"
 
 struct tiledqr_factors {
@@ -29,58 +33,128 @@ namespace {
 
 thread_local std::string last_error;
 
-// OpenBLAS's thread count as the caller left it: the executors run BLAS on
-// one thread inside each task, and a library call must not change the
-// caller's setting for the calls that follow it.
-class BlasThreadsRestorer {
- public:
-  BlasThreadsRestorer() : saved_(openblas_get_num_threads()) {}
-  ~BlasThreadsRestorer() { openblas_set_num_threads(saved_); }
-  BlasThreadsRestorer(const BlasThreadsRestorer&) = delete;
-  BlasThreadsRestorer& operator=(const BlasThreadsRestorer&) = delete;
-
- private:
-  int saved_;
-};
-
-Options to_options(const tiledqr_options* in, int64_t m, int64_t n) {
-  const tiledqr_options o = in ? *in : tiledqr_options{};
-  Options out;
-  if (o.tile < 0) throw InputError("options.tile must be >= 0 (0: the default), got " + std::to_string(o.tile));
-  if (o.inner_block < 0)
-    throw InputError("options.inner_block must be >= 0 (0: the default), got " + std::to_string(o.inner_block));
+// options.threads as the workers that run: 0 is every CPU this process may
+// run on, and more than that is cut to it (threads beyond the CPUs only
+// take turns, and thousands of them exhaust the process's limits).
+int resolve_workers(const tiledqr_options& o) {
   if (o.threads < 0)
     throw InputError("options.threads must be >= 0 (0: every CPU), got " + std::to_string(o.threads));
-  if (o.tile > 0) out.tile = o.tile;
-  out.inner_block = o.inner_block;
-  out.threads = o.threads;
+  const int cpus = available_cpus();
+  return o.threads == 0 ? cpus : std::min(o.threads, cpus);
+}
+
+// The workers of a call with options `o` on `work` multiply-adds
+// (m·n·min(m, n) a matrix): an explicit thread count as resolve_workers
+// gives it; threads = 0 at most one per 2^20 of them, since starting a
+// thread costs about that much (tens of microseconds).
+int useful_workers(const tiledqr_options& o, double work) {
+  constexpr double kWorkPerThread = double(1 << 20);
+  const int workers = resolve_workers(o);
+  if (o.threads != 0) return workers;
+  return int(std::max(1.0, std::min(double(workers), std::floor(work / kWorkPerThread))));
+}
+
+double qr_work(int64_t m, int64_t n) { return double(m) * double(n) * double(std::min(m, n)); }
+
+// The options of one m×n factorisation of precision T on `workers` threads:
+// tile 0 is chosen with the inner block and tree (tile_choice.hpp); a
+// given tile is cut to min(m, n), since a larger one only adds padding.
+template <typename T>
+Options to_options(const tiledqr_options& o, int64_t m, int64_t n, int workers) {
+  Options out;
+  if (o.tile < 0) throw InputError("options.tile must be >= 0 (0: chosen), got " + std::to_string(o.tile));
+  if (o.inner_block < 0)
+    throw InputError("options.inner_block must be >= 0 (0: chosen), got " + std::to_string(o.inner_block));
   switch (o.backend) {
     case TILEDQR_BACKEND_LAPACK: out.backend = Backend::lapack; break;
     case TILEDQR_BACKEND_REFERENCE: out.backend = Backend::reference; break;
     default: throw InputError("options.backend must be TILEDQR_BACKEND_LAPACK or _REFERENCE, got " +
                               std::to_string(o.backend));
   }
-  out.tree = o.tree == TILEDQR_TREE_AUTO && m >= 1 && n >= 1 ? default_tree(m, n, out.tile, out.threads)
-                                                               : tree_option(o.tree, Tree::flat);
+  const Tree given = tree_option(o.tree, Tree::flat);
+  out.threads = workers;
+  if (m < 1 || n < 1) {  // nothing to factor
+    out.tile = 1;
+    out.tree = given;
+    return out;
+  }
+  if (o.tile == 0) {
+    const Precision precision = std::is_same_v<T, double> ? Precision::double_precision : Precision::single_precision;
+    const TileChoice choice = choose_tile({TileTarget::cpu, m, n, precision, workers});
+    out.tile = choice.tile;
+    out.inner_block = o.inner_block > 0 ? o.inner_block : choice.inner_block;
+    out.tree = o.tree == TILEDQR_TREE_AUTO ? choice.tree : given;
+  } else {
+    out.tile = int(std::min<int64_t>(o.tile, std::min(m, n)));
+    out.inner_block = o.inner_block;
+    out.tree = o.tree == TILEDQR_TREE_AUTO ? default_tree(m, n, out.tile, workers) : given;
+  }
   return out;
 }
 
+// The handle of an m×n matrix with m or n of 0: no panels, Q the identity
+// (LAPACK's quick return).
 template <typename T>
-std::unique_ptr<Factorization<T>> factor(int64_t m, int64_t n, const T* a, int64_t lda, const tiledqr_options* opts) {
-  check_shape(m, n, a, lda, "A");
-  const Options options = to_options(opts, m, n);
-  check_finite(a, m, n, lda, "A");
-  BlasThreadsRestorer blas_threads;
+std::unique_ptr<Factorization<T>> empty_factorization(int64_t m, int64_t n, const Options& options) {
+  auto f = std::make_unique<Factorization<T>>();
+  f->options = options;
+  f->tiles.m = m;
+  f->tiles.n = n;
+  return f;
+}
+
+// The matrix `name` (m, n), ld, checked as LAPACK does: m, n ≥ 0,
+// ld ≥ max(1, m), not NULL unless empty.
+void check_matrix(int64_t m, int64_t n, const void* a, int64_t ld, char name) {
+  if (m < 0 || n < 0) throw InputError("m and n must be >= 0, got " + std::to_string(m) + "x" + std::to_string(n));
+  const std::string ld_name = std::string("ld") + char(std::tolower(name));
+  if (ld < std::max<int64_t>(1, m))
+    throw InputError(ld_name + " (" + std::to_string(ld) + ") must be >= max(1, m) (m = " + std::to_string(m) + ")");
+  if (m > 0 && n > 0 && !a) throw InputError(std::string(1, name) + " is NULL");
+}
+
+// Factors A (m, n), already checked and finite, on `options.threads`
+// workers: FR1 on one, FR2 on more.
+template <typename T>
+std::unique_ptr<Factorization<T>> factor_checked(int64_t m, int64_t n, const T* a, int64_t lda, const Options& options) {
+  if (m == 0 || n == 0) return empty_factorization<T>(m, n, options);
   if (options.threads == 1) return std::make_unique<Factorization<T>>(tiledqr::factor(a, m, n, lda, options));
   return std::make_unique<Factorization<T>>(factor_threaded(a, m, n, lda, options));
 }
 
-// A (m, n) ← R (min(m, n), n) with zeros below the diagonal.
+template <typename T>
+std::unique_ptr<Factorization<T>> factor(int64_t m, int64_t n, const T* a, int64_t lda, const tiledqr_options* opts) {
+  check_matrix(m, n, a, lda, 'A');
+  const tiledqr_options o = opts ? *opts : tiledqr_options{};
+  const Options options = to_options<T>(o, m, n, useful_workers(o, qr_work(m, n)));
+  check_finite(a, m, n, lda, "A");
+  return factor_checked(m, n, a, lda, options);
+}
+
+// The executor that applies a handle's Q: FR1 for a factorisation that ran
+// on one thread, FR2 on as many as it ran on otherwise.
+DagExecutor executor_of(const Options& options) {
+  if (options.threads <= 1) return run_dag_serial;
+  const int threads = options.threads;
+  return [threads](const Dag& dag, const std::function<void(const Task&)>& run) { run_dag_threaded(dag, threads, run); };
+}
+
+// A (m, n) ← R (min(m, n), n) with zeros below the diagonal, straight from
+// the tiles: a temporary R would be a fresh allocation of A's size, and on
+// a virtual machine its page faults cost as much as a small factorisation.
 template <typename T>
 void store_r(const Factorization<T>& f, T* a, int64_t lda) {
-  const DenseMatrix<T> r = f.r();
-  for (int64_t j = 0; j < f.cols(); ++j)
-    for (int64_t i = 0; i < f.rows(); ++i) a[i + j * lda] = i <= j && i < r.rows ? r(i, j) : T(0);
+  const int64_t m = f.rows(), n = f.cols(), b = f.tiles.b;
+  if (m == 0) return;
+  for (int64_t j = 0; j < n; ++j) {
+    T* column = a + j * lda;
+    const int64_t top = std::min(j + 1, m);  // rows of R in column j
+    const T* tile_column = f.tiles.tile(0, j / b) + (j % b) * b;
+    for (int64_t i = 0; i < top; ++i) column[i] = tile_column[(i / b) * b * b + i % b];
+    if (f.scale_exponent != 0)
+      for (int64_t i = 0; i < top; ++i) column[i] = std::ldexp(column[i], f.scale_exponent);
+    std::fill(column + top, column + m, T(0));
+  }
 }
 
 template <typename T>
@@ -111,6 +185,52 @@ int geqrf(int64_t m, int64_t n, T* a, int64_t lda, tiledqr_factors** out, const 
   });
 }
 
+// A stack of `batch` matrices `name` (m, n), ld, matrix i at a + i·stride.
+void check_batch(int64_t batch, int64_t m, int64_t n, const void* a, int64_t ld, int64_t stride, char name) {
+  if (batch < 0) throw InputError("batch must be >= 0, got " + std::to_string(batch));
+  check_matrix(m, n, batch > 0 ? a : &batch, ld, name);
+  const char lower = char(std::tolower(name));
+  if (batch > 1 && m > 0 && n > 0 && stride < ld * n)
+    throw InputError(std::string("stride_") + lower + " (" + std::to_string(stride) + ") must be >= ld" + lower +
+                     " * n (" + std::to_string(ld * n) + ")");
+}
+
+template <typename T>
+int geqrf_batch(int64_t batch, int64_t m, int64_t n, T* a, int64_t lda, int64_t stride, tiledqr_factors** out,
+                const tiledqr_options* opts) {
+  if (out)
+    for (int64_t i = 0; i < batch; ++i) out[i] = nullptr;
+  return guarded([&] {
+    check_batch(batch, m, n, a, lda, stride, 'A');
+    const tiledqr_options o = opts ? *opts : tiledqr_options{};
+    const int workers = useful_workers(o, double(batch) * qr_work(m, n));
+    // Many matrices: one worker each (FR1), the batch spread over the
+    // workers; fewer matrices than workers: each on all of them (FR2).
+    const bool spread = batch >= workers;
+    const Options options = to_options<T>(o, m, n, spread ? 1 : workers);
+    for (int64_t i = 0; i < batch; ++i)
+      check_finite(a + i * stride, m, n, lda, ("A[" + std::to_string(i) + "]").c_str());
+    // Kept until every matrix is done: a failed batch returns no handle.
+    std::vector<std::unique_ptr<Factorization<T>>> made(out ? size_t(batch) : 0);
+    const auto one = [&](int64_t i) {
+      T* ai = a + i * stride;
+      std::unique_ptr<Factorization<T>> f = factor_checked(m, n, ai, lda, options);
+      store_r(*f, ai, lda);
+      if (out) made[size_t(i)] = std::move(f);
+    };
+    if (spread && batch > 1) {
+      run_independent(batch, workers, one);
+    } else {
+      for (int64_t i = 0; i < batch; ++i) one(i);
+    }
+    if (!out) return int(TILEDQR_SUCCESS);
+    std::vector<std::unique_ptr<tiledqr_factors>> handles;  // all made before any is handed out
+    for (int64_t i = 0; i < batch; ++i) handles.emplace_back(make_factors(std::move(made[size_t(i)])));
+    for (int64_t i = 0; i < batch; ++i) out[i] = handles[size_t(i)].release();
+    return int(TILEDQR_SUCCESS);
+  });
+}
+
 void check_rhs(int64_t m, int64_t nrhs, const void* b, int64_t ldb, const char* name) {
   if (nrhs < 0) throw InputError("nrhs must be >= 0, got " + std::to_string(nrhs));
   if (ldb < std::max<int64_t>(1, m))
@@ -130,27 +250,54 @@ int ormqr(char trans, int64_t m, int64_t nrhs, const tiledqr_factors* h, T* b, i
       throw InputError("m (" + std::to_string(m) + ") must be the factored matrix's rows (" +
                        std::to_string(f.rows()) + ")");
     check_rhs(m, nrhs, b, ldb, "B");
-    if (nrhs == 0) return int(TILEDQR_SUCCESS);
-    BlasThreadsRestorer blas_threads;
-    if (transpose) f.apply_qt(b, ldb, nrhs);
-    else f.apply_q(b, ldb, nrhs);
+    if (nrhs == 0 || m == 0) return int(TILEDQR_SUCCESS);
+    if (transpose) f.apply_qt(b, ldb, nrhs, executor_of(f.options));
+    else f.apply_q(b, ldb, nrhs, executor_of(f.options));
     return int(TILEDQR_SUCCESS);
   });
+}
+
+// Checks orgqr's arguments for a handle.
+template <typename T>
+const Factorization<T>& orgqr_factors(int64_t m, int64_t k, const tiledqr_factors* h) {
+  const Factorization<T>& f = unwrap<T>(h);
+  if (m != f.rows())
+    throw InputError("m (" + std::to_string(m) + ") must be the factored matrix's rows (" + std::to_string(f.rows()) +
+                     ")");
+  if (k < 0 || k > m) throw InputError("k must be in [0, m], got " + std::to_string(k));
+  return f;
 }
 
 template <typename T>
 int orgqr(int64_t m, int64_t k, const tiledqr_factors* h, T* q, int64_t ldq) {
   return guarded([&] {
-    const Factorization<T>& f = unwrap<T>(h);
-    if (m != f.rows())
-      throw InputError("m (" + std::to_string(m) + ") must be the factored matrix's rows (" +
-                       std::to_string(f.rows()) + ")");
-    if (k < 1 || k > m) throw InputError("k must be in [1, m], got " + std::to_string(k));
+    const Factorization<T>& f = orgqr_factors<T>(m, k, h);
     check_rhs(m, k, q, ldq, "Q");
-    for (int64_t j = 0; j < k; ++j)
-      for (int64_t i = 0; i < m; ++i) q[i + j * ldq] = i == j ? T(1) : T(0);
-    BlasThreadsRestorer blas_threads;
-    f.apply_q(q, ldq, k);
+    f.form_q(k, q, ldq, executor_of(f.options));
+    return int(TILEDQR_SUCCESS);
+  });
+}
+
+template <typename T>
+int orgqr_batch(int64_t batch, int64_t m, int64_t k, tiledqr_factors* const* handles, T* q, int64_t ldq,
+                int64_t stride, int threads) {
+  return guarded([&] {
+    check_batch(batch, m, k, q, ldq, stride, 'Q');
+    if (batch > 0 && !handles) throw InputError("factors is NULL");
+    std::vector<const Factorization<T>*> factors;
+    for (int64_t i = 0; i < batch; ++i) factors.push_back(&orgqr_factors<T>(m, k, handles[i]));
+    tiledqr_options o{};
+    o.threads = threads;
+    const int workers = useful_workers(o, double(batch) * qr_work(m, k));
+    if (batch >= workers && batch > 1) {
+      run_independent(batch, workers, [&](int64_t i) { factors[size_t(i)]->form_q(k, q + i * stride, ldq, run_dag_serial); });
+    } else {
+      for (int64_t i = 0; i < batch; ++i) {
+        Options on_all = factors[size_t(i)]->options;
+        on_all.threads = workers;
+        factors[size_t(i)]->form_q(k, q + i * stride, ldq, executor_of(on_all));
+      }
+    }
     return int(TILEDQR_SUCCESS);
   });
 }
@@ -168,11 +315,16 @@ void upper_solve(int64_t n, int64_t nrhs, const float* a, int64_t lda, float* x,
 template <typename T>
 int gels(int64_t m, int64_t n, int64_t nrhs, T* a, int64_t lda, T* b, int64_t ldb, const tiledqr_options* opts) {
   return guarded([&] {
-    if (m < n)
+    check_matrix(m, n, a, lda, 'A');
+    if (m < n && m > 0)
       throw InputError("least squares needs m >= n (an underdetermined system has no unique solution here), got " +
                        std::to_string(m) + "x" + std::to_string(n));
-    check_shape(m, n, a, lda, "A");
-    check_rhs(m, nrhs, b, ldb, "B");
+    check_rhs(std::max(m, n), nrhs, b, ldb, "B");
+    if (m == 0 || n == 0) {
+      // LAPACK's quick return: X = 0, B's first max(m, n) rows cleared.
+      for (int64_t j = 0; j < nrhs; ++j) std::fill_n(b + j * ldb, std::max(m, n), T(0));
+      return int(TILEDQR_SUCCESS);
+    }
     if (std::max({m, n, lda, ldb, nrhs}) > std::numeric_limits<int>::max())
       throw InputError("dimensions beyond 2^31 - 1 are not supported by the triangular solve");
     check_finite(b, m, nrhs, ldb, "B");
@@ -187,8 +339,7 @@ int gels(int64_t m, int64_t n, int64_t nrhs, T* a, int64_t lda, T* b, int64_t ld
         return fail(TILEDQR_RANK_DEFICIENT, "A is rank-deficient: |R(" + std::to_string(i + 1) + "," +
                                                 std::to_string(i + 1) + ")| <= max(m,n)*eps*max|R(j,j)|");
     if (nrhs == 0) return int(TILEDQR_SUCCESS);
-    BlasThreadsRestorer blas_threads;
-    f->apply_qt(b, ldb, nrhs);
+    f->apply_qt(b, ldb, nrhs, executor_of(f->options));
     upper_solve(n, nrhs, a, lda, b, ldb);
     return int(TILEDQR_SUCCESS);
   });
@@ -232,6 +383,22 @@ int tiledqr_dgeqrf(int64_t m, int64_t n, double* A, int64_t lda, tiledqr_factors
 int tiledqr_sgeqrf(int64_t m, int64_t n, float* A, int64_t lda, tiledqr_factors** factors,
                    const tiledqr_options* opts) {
   return geqrf(m, n, A, lda, factors, opts);
+}
+int tiledqr_dgeqrf_batch(int64_t batch, int64_t m, int64_t n, double* A, int64_t lda, int64_t stride_a,
+                         tiledqr_factors** factors, const tiledqr_options* opts) {
+  return geqrf_batch(batch, m, n, A, lda, stride_a, factors, opts);
+}
+int tiledqr_sgeqrf_batch(int64_t batch, int64_t m, int64_t n, float* A, int64_t lda, int64_t stride_a,
+                         tiledqr_factors** factors, const tiledqr_options* opts) {
+  return geqrf_batch(batch, m, n, A, lda, stride_a, factors, opts);
+}
+int tiledqr_dorgqr_batch(int64_t batch, int64_t m, int64_t k, tiledqr_factors* const* factors, double* Q,
+                         int64_t ldq, int64_t stride_q, int threads) {
+  return orgqr_batch(batch, m, k, factors, Q, ldq, stride_q, threads);
+}
+int tiledqr_sorgqr_batch(int64_t batch, int64_t m, int64_t k, tiledqr_factors* const* factors, float* Q,
+                         int64_t ldq, int64_t stride_q, int threads) {
+  return orgqr_batch(batch, m, k, factors, Q, ldq, stride_q, threads);
 }
 int tiledqr_dormqr(char trans, int64_t m, int64_t nrhs, const tiledqr_factors* factors, double* B, int64_t ldb) {
   return ormqr(trans, m, nrhs, factors, B, ldb);

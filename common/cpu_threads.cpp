@@ -1,10 +1,11 @@
-// available_cpus and ScopedBlasThreads; see cpu_threads.hpp.
+// available_cpus and SingleThreadedBlas; see cpu_threads.hpp.
 #include "cpu_threads.hpp"
 
 #include <cblas.h>
 #include <sched.h>
 
 #include <algorithm>
+#include <mutex>
 #include <thread>
 
 namespace tiledqr {
@@ -19,12 +20,35 @@ int available_cpus() {
   return int(std::max(1u, std::thread::hardware_concurrency()));
 }
 
-ScopedBlasThreads::ScopedBlasThreads(int threads) : previous_(openblas_get_num_threads()) {
-  if (threads != previous_) openblas_set_num_threads(threads);
+namespace {
+
+// The scopes alive and the count found when the first of them began.
+struct BlasScopes {
+  std::mutex mutex;
+  int alive = 0;
+  int saved = 1;
+};
+
+BlasScopes& blas_scopes() {
+  static BlasScopes scopes;
+  return scopes;
 }
 
-ScopedBlasThreads::~ScopedBlasThreads() {
-  if (openblas_get_num_threads() != previous_) openblas_set_num_threads(previous_);
+}  // namespace
+
+SingleThreadedBlas::SingleThreadedBlas() {
+  BlasScopes& s = blas_scopes();
+  const std::lock_guard<std::mutex> lock(s.mutex);
+  if (s.alive++ > 0) return;
+  s.saved = openblas_get_num_threads();
+  if (s.saved != 1) openblas_set_num_threads(1);
+}
+
+SingleThreadedBlas::~SingleThreadedBlas() {
+  BlasScopes& s = blas_scopes();
+  const std::lock_guard<std::mutex> lock(s.mutex);
+  if (--s.alive > 0) return;
+  if (openblas_get_num_threads() != s.saved) openblas_set_num_threads(s.saved);
 }
 
 }  // namespace tiledqr

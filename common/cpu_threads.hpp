@@ -1,5 +1,5 @@
-// CPU threads of the process: how many CPUs it may run on, and OpenBLAS's thread count set for a
-// scope and restored after it.
+// CPU threads of the process: how many CPUs it may run on, and OpenBLAS held single-threaded while any
+// factorisation runs.
 #pragma once
 
 namespace tiledqr {
@@ -9,18 +9,18 @@ namespace tiledqr {
 // count when the mask cannot be read.
 int available_cpus();
 
-// Sets OpenBLAS's thread count to `threads` for the lifetime of the object and restores the count
-// found on construction afterwards, so a library call leaves the caller's BLAS as it was. Tile
-// kernels use it with 1: the executors supply the parallelism.
-class ScopedBlasThreads {
+// OpenBLAS runs single-threaded while at least one of these objects lives anywhere in the process,
+// and gets back the count it had before the first of them once the last one ends, so a library
+// call leaves the caller's BLAS as it was. The tile kernels call BLAS inside tasks: the executors
+// supply the parallelism. OpenBLAS's count is one process-wide setting, so the scopes are counted
+// process-wide: two threads that call the library at once (Python threads, a batch's workers)
+// neither restore the count under each other's running tasks nor leave it at 1 afterwards.
+class SingleThreadedBlas {
  public:
-  explicit ScopedBlasThreads(int threads);
-  ~ScopedBlasThreads();
-  ScopedBlasThreads(const ScopedBlasThreads&) = delete;
-  ScopedBlasThreads& operator=(const ScopedBlasThreads&) = delete;
-
- private:
-  int previous_;
+  SingleThreadedBlas();
+  ~SingleThreadedBlas();
+  SingleThreadedBlas(const SingleThreadedBlas&) = delete;
+  SingleThreadedBlas& operator=(const SingleThreadedBlas&) = delete;
 };
 
 }  // namespace tiledqr

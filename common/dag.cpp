@@ -59,6 +59,39 @@ void record_accesses(const Task& t, int32_t id, AccessTracker& tracker,
   }
 }
 
+// Fills dag's predecessor and successor arrays from each task's list of
+// predecessors (duplicates and the task itself dropped) and its priorities.
+void link_dag(Dag& dag, std::vector<std::vector<int32_t>>& preds_of) {
+  const int32_t n = dag.num_tasks();
+  for (int32_t t = 0; t < n; ++t) {
+    std::vector<int32_t>& preds = preds_of[size_t(t)];
+    std::sort(preds.begin(), preds.end());
+    preds.erase(std::unique(preds.begin(), preds.end()), preds.end());
+    preds.erase(std::remove(preds.begin(), preds.end(), t), preds.end());
+  }
+  dag.pred_offsets.assign(size_t(n) + 1, 0);
+  std::vector<int64_t> succ_count(size_t(n) + 1, 0);
+  for (int32_t t = 0; t < n; ++t) {
+    dag.pred_offsets[t + 1] = dag.pred_offsets[t] + int64_t(preds_of[t].size());
+    for (const int32_t s : preds_of[t]) ++succ_count[s + 1];
+  }
+  dag.preds.reserve(size_t(dag.pred_offsets[n]));
+  for (const auto& list : preds_of) dag.preds.insert(dag.preds.end(), list.begin(), list.end());
+  dag.succ_offsets.assign(size_t(n) + 1, 0);
+  for (int32_t t = 0; t < n; ++t) dag.succ_offsets[t + 1] = dag.succ_offsets[t] + succ_count[t + 1];
+  dag.succs.assign(dag.preds.size(), 0);
+  std::vector<int64_t> fill(dag.succ_offsets.begin(), dag.succ_offsets.end() - 1);
+  for (int32_t t = 0; t < n; ++t)
+    for (const int32_t s : preds_of[t]) dag.succs[size_t(fill[s]++)] = t;
+
+  // Program order is topological, so one backward sweep gives each task's
+  // longest path to a sink: the critical-path priority.
+  dag.priority.assign(size_t(n), 1);
+  for (int32_t t = n - 1; t >= 0; --t)
+    for (int64_t e = dag.succ_offsets[t]; e < dag.succ_offsets[t + 1]; ++e)
+      dag.priority[t] = std::max(dag.priority[t], dag.priority[dag.succs[e]] + 1);
+}
+
 }  // namespace
 
 std::vector<TileAccess> tile_accesses(const Task& t) {
@@ -99,9 +132,6 @@ Dag build_qr_dag(int32_t p, int32_t q, Tree tree, int32_t domains, Tree inner) {
     const int32_t id = static_cast<int32_t>(dag.tasks.size());
     std::vector<int32_t> preds;
     record_accesses(t, id, tracker, preds);
-    std::sort(preds.begin(), preds.end());
-    preds.erase(std::unique(preds.begin(), preds.end()), preds.end());
-    preds.erase(std::remove(preds.begin(), preds.end(), id), preds.end());
     dag.tasks.push_back(t);
     preds_of.push_back(std::move(preds));
   };
@@ -112,29 +142,42 @@ Dag build_qr_dag(int32_t p, int32_t q, Tree tree, int32_t domains, Tree inner) {
       for (int32_t j = k + 1; j < q; ++j) add(update_task(e, k, j));
     }
   }
+  link_dag(dag, preds_of);
+  return dag;
+}
 
-  const int32_t n = dag.num_tasks();
-  dag.pred_offsets.assign(size_t(n) + 1, 0);
-  std::vector<int64_t> succ_count(size_t(n) + 1, 0);
-  for (int32_t t = 0; t < n; ++t) {
-    dag.pred_offsets[t + 1] = dag.pred_offsets[t] + int64_t(preds_of[t].size());
-    for (const int32_t s : preds_of[t]) ++succ_count[s + 1];
+Dag build_apply_dag(int32_t p, int32_t q, int32_t cols, Tree tree, int32_t domains, Tree inner, bool transpose,
+                    bool form_q) {
+  if (p < 1 || q < 1 || cols < 1) throw InputError("build_apply_dag: empty tile grid");
+  const int32_t steps = std::min(p, q);
+  // Tasks: Σ over the panels of (eliminations) × (tile columns updated); a
+  // panel of r tile rows has r eliminations (flat) or at most 2r − 1 (each
+  // row's geqrt, and one merge per row but the first).
+  int64_t tasks = 0;
+  for (int32_t k = 0; k < steps; ++k)
+    tasks += (tree == Tree::flat ? int64_t(p - k) : 2 * int64_t(p - k) - 1) * (form_q ? std::max(cols - k, 0) : cols);
+  if (tasks > std::numeric_limits<int32_t>::max())
+    throw InputError("build_apply_dag: " + std::to_string(tasks) + " tasks, more than its 32-bit task ids hold");
+  Dag dag;
+  // Each task writes its tile row(s) of column j of B; V and T are only read.
+  AccessTracker tracker(p, cols);
+  std::vector<std::vector<int32_t>> preds_of;
+  for (int32_t s = 0; s < steps; ++s) {
+    const int32_t k = transpose ? s : steps - 1 - s;
+    std::vector<Elimination> plan = panel_eliminations(p, k, tree, domains, inner);
+    if (!transpose) std::reverse(plan.begin(), plan.end());
+    for (const Elimination& e : plan)
+      for (int32_t j = form_q ? k : 0; j < cols; ++j) {
+        const Task t = update_task(e, k, j);
+        const int32_t id = static_cast<int32_t>(dag.tasks.size());
+        std::vector<int32_t> preds;
+        if (t.kind != TaskKind::ormqr) tracker.write(t.piv, t.j, TilePart::whole, id, preds);
+        tracker.write(t.i, t.j, TilePart::whole, id, preds);
+        dag.tasks.push_back(t);
+        preds_of.push_back(std::move(preds));
+      }
   }
-  dag.preds.reserve(size_t(dag.pred_offsets[n]));
-  for (const auto& list : preds_of) dag.preds.insert(dag.preds.end(), list.begin(), list.end());
-  dag.succ_offsets.assign(size_t(n) + 1, 0);
-  for (int32_t t = 0; t < n; ++t) dag.succ_offsets[t + 1] = dag.succ_offsets[t] + succ_count[t + 1];
-  dag.succs.assign(dag.preds.size(), 0);
-  std::vector<int64_t> fill(dag.succ_offsets.begin(), dag.succ_offsets.end() - 1);
-  for (int32_t t = 0; t < n; ++t)
-    for (const int32_t s : preds_of[t]) dag.succs[size_t(fill[s]++)] = t;
-
-  // Program order is topological, so one backward sweep gives each task's
-  // longest path to a sink: the critical-path priority.
-  dag.priority.assign(size_t(n), 1);
-  for (int32_t t = n - 1; t >= 0; --t)
-    for (int64_t e = dag.succ_offsets[t]; e < dag.succ_offsets[t + 1]; ++e)
-      dag.priority[t] = std::max(dag.priority[t], dag.priority[dag.succs[e]] + 1);
+  link_dag(dag, preds_of);
   return dag;
 }
 

@@ -34,6 +34,19 @@ struct Dag {
 // panel_eliminations).
 Dag build_qr_dag(int32_t p, int32_t q, Tree tree, int32_t domains = 1, Tree inner = Tree::flat);
 
+// The update tasks that apply Q (transpose false) or Qᵀ of a p×q tile
+// factorisation with `tree` to a right-hand side of `cols` tile columns,
+// tasks (kind, k, i, piv) of the factorisation with j naming a tile column
+// of the right-hand side. Qᵀ = H_last ⋯ H_first takes the panels in order,
+// Q the panels in reverse with each panel's eliminations reversed — the
+// order of LAPACK's ?ormqr and ?orgqr. Edges: each task after the previous
+// writer of each right-hand-side tile it changes (V and T are read only).
+// `form_q` (Q applied to the identity, as ?orgqr): panel k leaves tile
+// columns j < k alone, since the identity's columns there are not changed
+// by reflectors of later columns — the tasks are left out.
+Dag build_apply_dag(int32_t p, int32_t q, int32_t cols, Tree tree, int32_t domains, Tree inner, bool transpose,
+                    bool form_q);
+
 // What a task touches: part of tile (i, j), read or read-write. Tiles of the
 // panel column are split into their strict lower part (geqrt's V) and the
 // rest (R, or ttqrt's V); other tiles are touched whole.

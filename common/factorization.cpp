@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 #include <string>
 
 #include "elimination_tree.hpp"
@@ -11,6 +12,11 @@
 #include "kernels/host_binding.hpp"
 
 namespace tiledqr {
+
+void run_in_program_order(const Dag& dag, const std::function<void(const Task&)>& run) {
+  for (const Task& t : dag.tasks) run(t);
+}
+
 namespace {
 
 // Scales the tiles by 2^−s when their largest entry exceeds
@@ -99,45 +105,54 @@ void Factorization<T>::run_task(const Task& t) {
 }
 
 template <typename T>
-void Factorization<T>::apply_panel(int32_t k, bool transpose, T* c, int64_t nrhs) const {
-  const int b = tiles.b;
-  const int64_t block = int64_t(b) * nrhs;  // one row block of B, ld b
-  std::vector<Elimination> plan = panel_eliminations(tiles.p, k, options.tree, options.tree_domains, options.inner_tree);
-  if (!transpose) std::reverse(plan.begin(), plan.end());
-  for (const Elimination& e : plan) {
-    const Task update = update_task(e, k, 0);
-    // The update kinds only read V and T: the const_casts write nothing.
-    const T* t = e.kind == TaskKind::geqrt ? t_local_tile(e.i, k) : t_merge_tile(e.i, k);
-    const kernels::HostOperands<T> o{b, ib(), int(nrhs), const_cast<T*>(tiles.tile(e.i, k)), const_cast<T*>(t),
-                                     c + e.piv * block, b, c + e.i * block, b};
-    kernels::run_host_kernel(update.kind, options.backend == Backend::reference, transpose, o);
+void Factorization<T>::run_apply_task(const Task& t, bool transpose, bool form_q, RhsTiles<T>& c) const {
+  const int b = tiles.b, nb = ib(), width = c.width(t.j);
+  const bool local = t.kind == TaskKind::ormqr, reference = options.backend == Backend::reference;
+  // The update kinds only read V and T: the const_casts write nothing.
+  T* v = const_cast<T*>(tiles.tile(t.i, t.k));
+  T* tf = const_cast<T*>(local ? t_local_tile(t.i, t.k) : t_merge_tile(t.i, t.k));
+  T* top = local ? nullptr : c.tile(t.piv, t.j);
+  T* row = c.tile(t.i, t.j);
+  if (!form_q || t.j != t.k || reference) {
+    const kernels::HostOperands<T> o{b, nb, width, v, tf, top, b, row, b};
+    kernels::run_host_kernel(t.kind, reference, transpose, o);
+    return;
+  }
+  // Tile column k of the identity while panel k's Q is applied (?orgqr):
+  // column c of the tile is nonzero only in rows before the end of its own
+  // inner block, in every tile, and the reflectors of a block starting at
+  // i0 > c touch rows from i0 on (ormqr, ttmqr's triangle, tsmqr's top
+  // tile) or a bottom tile that is still zero (tsmqr: in every tree a tile
+  // row is merged away once per panel, and in Q's reverse order that merge
+  // is its first update). So block i0 changes columns i0… only: for the
+  // others W = Vᵀ C is exactly 0. Applied to those alone it does ?orgqr's
+  // flops (the columns it changes may round differently in the last bit
+  // from a call on the whole tile: BLAS blocks by the width).
+  const int blocks = (b + nb - 1) / nb;
+  for (int blk = blocks - 1; blk >= 0; --blk) {
+    const int i0 = blk * nb, kb = std::min(nb, b - i0);
+    if (i0 >= width) continue;
+    const T* v0 = v + int64_t(i0) * b;
+    const T* t0 = tf + int64_t(i0) * nb;
+    T* row0 = row + int64_t(i0) * b;
+    switch (t.kind) {
+      case TaskKind::ormqr:
+        lapack_kernels::gemqrt(transpose, b - i0, width - i0, kb, kb, v0 + i0, b, t0, nb, row0 + i0, b);
+        break;
+      case TaskKind::tsmqr:
+        lapack_kernels::tpmqrt(transpose, b, width - i0, kb, 0, kb, v0, b, t0, nb, top + i0 + int64_t(i0) * b, b,
+                               row0, b);
+        break;
+      case TaskKind::ttmqr:  // V's columns i0… are upper triangular within rows [0, i0 + kb)
+        lapack_kernels::tpmqrt(transpose, i0 + kb, width - i0, kb, kb, kb, v0, b, t0, nb,
+                               top + i0 + int64_t(i0) * b, b, row0, b);
+        break;
+      default: throw std::logic_error("run_apply_task: not an update task");
+    }
   }
 }
 
 namespace {
-
-// Copies B (m, nrhs), ldb, into p row blocks of (b, nrhs), ld b, block i
-// at i·b·nrhs, zero-padded below row m.
-template <typename T>
-std::vector<T> blocked_copy(const T* b, int64_t ldb, int64_t m, int32_t p, int tile, int64_t nrhs) {
-  std::vector<T> c(checked_elements({p, tile, nrhs}, sizeof(T), "right-hand side"), T(0));
-  for (int64_t i = 0; i < p; ++i) {
-    const int64_t rows = std::min<int64_t>(tile, m - i * tile);
-    T* block = c.data() + i * tile * nrhs;
-    for (int64_t j = 0; j < nrhs; ++j) std::copy_n(b + i * tile + j * ldb, rows, block + j * tile);
-  }
-  return c;
-}
-
-template <typename T>
-void copy_back(const std::vector<T>& c, int32_t p, int tile, T* b, int64_t ldb, int64_t m,
-               int64_t nrhs) {
-  for (int64_t i = 0; i < p; ++i) {
-    const int64_t rows = std::min<int64_t>(tile, m - i * tile);
-    const T* block = c.data() + i * tile * nrhs;
-    for (int64_t j = 0; j < nrhs; ++j) std::copy_n(block + j * tile, rows, b + i * tile + j * ldb);
-  }
-}
 
 // Diagonal entries of R (k, n) above max_dim·ε·max_j |r_jj|; NaN counts as
 // not above.
@@ -165,23 +180,41 @@ void check_rhs(int64_t m, int64_t ldb, int64_t nrhs) {
 }  // namespace
 
 template <typename T>
-void Factorization<T>::apply_panels(bool transpose, T* b, int64_t ldb, int64_t nrhs) const {
+void Factorization<T>::apply_tiles(bool transpose, bool form_q, RhsTiles<T>& c, const DagExecutor& executor) const {
+  if (tiles.p == 0 || tiles.q == 0 || c.q == 0) return;
+  const Dag dag = build_apply_dag(tiles.p, tiles.q, c.q, options.tree, options.tree_domains, options.inner_tree,
+                                  transpose, form_q);
+  executor(dag, [&](const Task& t) { run_apply_task(t, transpose, form_q, c); });
+}
+
+template <typename T>
+void Factorization<T>::apply_colmajor(bool transpose, T* b, int64_t ldb, int64_t nrhs,
+                                      const DagExecutor& executor) const {
   check_rhs(rows(), ldb, nrhs);
-  if (nrhs == 0) return;
-  std::vector<T> c = blocked_copy(b, ldb, rows(), tiles.p, tiles.b, nrhs);
-  const int32_t steps = std::min(tiles.p, tiles.q);
-  for (int32_t s = 0; s < steps; ++s) apply_panel(transpose ? s : steps - 1 - s, transpose, c.data(), nrhs);
-  copy_back(c, tiles.p, tiles.b, b, ldb, rows(), nrhs);
+  if (nrhs == 0 || rows() == 0) return;
+  RhsTiles<T> c = RhsTiles<T>::from_colmajor(b, rows(), nrhs, ldb, tiles.b);
+  apply_tiles(transpose, false, c, executor);
+  c.to_colmajor(b, ldb);
 }
 
 template <typename T>
-void Factorization<T>::apply_qt(T* b, int64_t ldb, int64_t nrhs) const {
-  apply_panels(true, b, ldb, nrhs);
+void Factorization<T>::apply_qt(T* b, int64_t ldb, int64_t nrhs, const DagExecutor& executor) const {
+  apply_colmajor(true, b, ldb, nrhs, executor);
 }
 
 template <typename T>
-void Factorization<T>::apply_q(T* b, int64_t ldb, int64_t nrhs) const {
-  apply_panels(false, b, ldb, nrhs);
+void Factorization<T>::apply_q(T* b, int64_t ldb, int64_t nrhs, const DagExecutor& executor) const {
+  apply_colmajor(false, b, ldb, nrhs, executor);
+}
+
+template <typename T>
+void Factorization<T>::form_q(int64_t k, T* q, int64_t ldq, const DagExecutor& executor) const {
+  if (k < 0 || k > rows()) throw InputError("form_q: k must be in [0, m], got " + std::to_string(k));
+  check_rhs(rows(), ldq, k);
+  if (k == 0 || rows() == 0) return;
+  RhsTiles<T> c = RhsTiles<T>::identity(rows(), k, tiles.b);
+  apply_tiles(false, true, c, executor);
+  c.to_colmajor(q, ldq);
 }
 
 template <typename T>
@@ -209,8 +242,7 @@ template <typename T>
 DenseMatrix<T> Factorization<T>::thin_q() const {
   const int64_t k = std::min(rows(), cols());
   DenseMatrix<T> q(rows(), k);
-  for (int64_t j = 0; j < k; ++j) q(j, j) = T(1);
-  apply_q(q.data.data(), q.ld(), k);
+  form_q(k, q.data.data(), q.ld());
   return q;
 }
 

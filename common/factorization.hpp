@@ -4,10 +4,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
+#include "dag.hpp"
 #include "dense_matrix.hpp"
 #include "options.hpp"
+#include "rhs_tiles.hpp"
 #include "task.hpp"
 #include "tile_matrix.hpp"
 
@@ -20,6 +23,13 @@ struct TaskRecord {
   int64_t start_ns = 0;
   int64_t end_ns = 0;
 };
+
+// Runs every task of `dag` once, each after all its predecessors, through
+// `run`: what an executor does. The stages supply theirs (FR1 one thread,
+// FR2 a pool); run_in_program_order is the plain loop (program order is a
+// topological order).
+using DagExecutor = std::function<void(const Dag& dag, const std::function<void(const Task&)>& run)>;
+void run_in_program_order(const Dag& dag, const std::function<void(const Task&)>& run);
 
 template <typename T>
 struct Factorization {
@@ -58,12 +68,21 @@ struct Factorization {
   DenseMatrix<T> r() const;
   // R as the tiles hold it, R·2^−scale_exponent: always finite for a finite A.
   DenseMatrix<T> stored_r() const;
-  // B (m, nrhs), col-major, ldb ≥ m ← Qᵀ B.
-  void apply_qt(T* b, int64_t ldb, int64_t nrhs) const;
+  // B (m, nrhs), col-major, ldb ≥ m ← Qᵀ B, as ?ormqr: the tasks of
+  // build_apply_dag on B's tiles, run by `executor`.
+  void apply_qt(T* b, int64_t ldb, int64_t nrhs, const DagExecutor& executor = run_in_program_order) const;
   // B (m, nrhs) ← Q B.
-  void apply_q(T* b, int64_t ldb, int64_t nrhs) const;
+  void apply_q(T* b, int64_t ldb, int64_t nrhs, const DagExecutor& executor = run_in_program_order) const;
+  // Q (m, k), col-major, ldq ≥ m ← the first k columns of Q, 0 ≤ k ≤ m, as
+  // ?orgqr: Q applied to the identity's tiles, panel k skipping the tile
+  // columns before k (build_apply_dag's form_q).
+  void form_q(int64_t k, T* q, int64_t ldq, const DagExecutor& executor = run_in_program_order) const;
   // The first min(m, n) columns of Q, (m, min(m, n)).
   DenseMatrix<T> thin_q() const;
+  // Runs one task of an apply DAG (build_apply_dag with `transpose` and
+  // `form_q`) on the right-hand side's tiles c, which have this
+  // factorisation's tile size.
+  void run_apply_task(const Task& task, bool transpose, bool form_q, RhsTiles<T>& c) const;
   // X (n, nrhs) = argmin ‖A X − B‖_F for B (m, nrhs); needs m ≥ n
   // (otherwise throws InputError) and A of full numerical rank: a diagonal
   // entry |r_ii| ≤ max(m, n)·ε·max_j |r_jj| (the threshold of LAPACK's
@@ -85,12 +104,10 @@ struct Factorization {
   int64_t merge_block_count() const;
 
  private:
-  // Applies the reflectors of panel k (see elimination_tree.hpp) to B, p
-  // row blocks of (b, nrhs), block i at b + i·b·nrhs with ld b (so no
-  // leading dimension exceeds b, whatever m).
-  void apply_panel(int32_t k, bool transpose, T* b, int64_t nrhs) const;
-  // B ← Qᵀ B (panels in order) or Q B (in reverse), on a row-blocked copy of B.
-  void apply_panels(bool transpose, T* b, int64_t ldb, int64_t nrhs) const;
+  // The tasks of build_apply_dag on c, run by `executor`.
+  void apply_tiles(bool transpose, bool form_q, RhsTiles<T>& c, const DagExecutor& executor) const;
+  // B (m, nrhs), ldb ← Qᵀ B or Q B through B's tiles.
+  void apply_colmajor(bool transpose, T* b, int64_t ldb, int64_t nrhs, const DagExecutor& executor) const;
 };
 
 extern template struct Factorization<float>;

@@ -112,6 +112,11 @@ size_t checked_elements(std::initializer_list<int64_t> factors, size_t element_b
     count *= uint64_t(f);
   }
   const double bytes = double(count) * double(element_bytes);
+  // Below this a failed allocation is a std::bad_alloc like any other: the
+  // system calls of the checks cost more than the small factorisations a
+  // batch is made of.
+  constexpr double kCheckedBytes = 16.0 * 1024 * 1024;
+  if (bytes <= kCheckedBytes) return static_cast<size_t>(count);
   const double available = double(physical_memory_bytes());
   if (bytes > available)
     throw InputError(what + " needs " + format_bytes(bytes) + " of host memory, " +

@@ -88,10 +88,8 @@ void run_grid(Factorization<T>& f, const ReadyPicker& pick, const TraceClock& cl
   }
 }
 
-template <typename T>
-void run_dag(Factorization<T>& f, const ReadyPicker& pick, const TraceClock& clock) {
-  const Dag dag = build_qr_dag(f.tiles.p, f.tiles.q, f.options.tree, f.options.tree_domains,
-                               f.options.inner_tree);
+// Every task of `dag` through `run`, in the queue's order.
+void run_dag_tasks(const Dag& dag, const ReadyPicker& pick, const std::function<void(const Task&)>& run) {
   std::vector<int64_t> remaining(dag.tasks.size());
   auto before = [&dag](int32_t a, int32_t b) {
     if (dag.priority[a] != dag.priority[b]) return dag.priority[a] > dag.priority[b];
@@ -105,20 +103,32 @@ void run_dag(Factorization<T>& f, const ReadyPicker& pick, const TraceClock& clo
   }
   while (!ready.empty()) {
     const int32_t t = ready.take();
-    run_task_traced(f, dag.tasks[t], clock);
+    run(dag.tasks[t]);
     for (int64_t e = dag.succ_offsets[t]; e < dag.succ_offsets[t + 1]; ++e)
       if (--remaining[dag.succs[e]] == 0) emit(dag.succs[e]);
   }
+}
+
+template <typename T>
+void run_dag(Factorization<T>& f, const ReadyPicker& pick, const TraceClock& clock) {
+  const Dag dag = build_qr_dag(f.tiles.p, f.tiles.q, f.options.tree, f.options.tree_domains,
+                               f.options.inner_tree);
+  run_dag_tasks(dag, pick, [&](const Task& task) { run_task_traced(f, task, clock); });
 }
 
 }  // namespace
 
 template <typename T>
 void run_serial(Factorization<T>& f, const ReadyPicker& pick) {
-  const ScopedBlasThreads single_threaded_blas(1);  // restored on return
+  const SingleThreadedBlas single_threaded_blas;  // restored after the last scope
   const TraceClock clock;
   if (f.options.tree == Tree::flat) run_grid(f, pick, clock);
   else run_dag(f, pick, clock);
+}
+
+void run_dag_serial(const Dag& dag, const std::function<void(const Task&)>& run) {
+  const SingleThreadedBlas single_threaded_blas;
+  run_dag_tasks(dag, ReadyPicker(), run);
 }
 
 template <typename T>

@@ -24,4 +24,9 @@ Factorization<T> factor(const T* a, int64_t m, int64_t n, int64_t lda, const Opt
 template <typename T>
 void run_serial(Factorization<T>& f, const ReadyPicker& pick);
 
+// FR1's executor on any task graph (a DagExecutor): one thread runs each
+// ready task of `dag` through `run`, in the order above. Applying Q
+// (build_apply_dag) runs here for a one-thread library call.
+void run_dag_serial(const Dag& dag, const std::function<void(const Task&)>& run);
+
 }  // namespace tiledqr

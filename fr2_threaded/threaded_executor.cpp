@@ -68,17 +68,16 @@ class GridSchedule {
   std::priority_queue<Task, std::vector<Task>, RunsAfter> ready_;
 };
 
-// Binary and greedy trees: the DAG builder's graph. A finished task
-// decrements its successors' counters without the lock; only those that
-// reach zero go through the locked ready set.
+// Any task graph — the binary and greedy trees' QR, or the application of
+// Q — from the DAG builder. A finished task decrements its successors'
+// counters without the lock; only those that reach zero go through the
+// locked ready set.
 class DagSchedule {
  public:
   using Item = int32_t;
 
-  DagSchedule(int32_t p, int32_t q, const Options& o)
-      : dag_(build_qr_dag(p, q, o.tree, o.tree_domains, o.inner_tree)),
-        remaining_(new std::atomic<int32_t>[size_t(dag_.num_tasks())]),
-        ready_(RunsAfterByPriority{&dag_}) {
+  explicit DagSchedule(const Dag& dag)
+      : dag_(dag), remaining_(new std::atomic<int32_t>[size_t(dag_.num_tasks())]), ready_(RunsAfterByPriority{&dag_}) {
     for (int32_t t = 0; t < dag_.num_tasks(); ++t) {
       const auto count = static_cast<int32_t>(dag_.pred_offsets[t + 1] - dag_.pred_offsets[t]);
       remaining_[t].store(count, std::memory_order_relaxed);
@@ -120,7 +119,7 @@ class DagSchedule {
     }
   };
 
-  Dag dag_;
+  const Dag& dag_;
   std::unique_ptr<std::atomic<int32_t>[]> remaining_;
   std::priority_queue<int32_t, std::vector<int32_t>, RunsAfterByPriority> ready_;
   int32_t completed_ = 0;
@@ -142,12 +141,19 @@ struct WorkerPool {
   }
 };
 
+// What the workers run: each task through `run`, and, when `trace` is set,
+// one TaskRecord per task into traces[worker].
+struct TaskRunner {
+  std::function<void(const Task&)> run;
+  bool trace = false;
+};
+
 // One worker: take the highest-priority ready task, run it outside the
 // lock, report completion, repeat; sleep on the condition variable while
 // nothing is ready. Never throws: failures go to pool.error.
-template <typename T, typename Schedule>
-void work(int worker, WorkerPool& pool, Schedule& schedule, Factorization<T>& f,
-          const ThreadedHooks& hooks, const TraceClock& clock, std::vector<TaskRecord>& trace) {
+template <typename Schedule>
+void work(int worker, WorkerPool& pool, Schedule& schedule, const TaskRunner& runner, const ThreadedHooks& hooks,
+          const TraceClock& clock, std::vector<TaskRecord>& trace) {
   using Item = typename Schedule::Item;
   std::vector<Item> unlocked;
   std::unique_lock<std::mutex> lock(pool.mutex);
@@ -165,9 +171,9 @@ void work(int worker, WorkerPool& pool, Schedule& schedule, Factorization<T>& f,
       TaskRecord record;
       record.task = task;
       record.worker = worker;
-      if (f.options.trace) record.start_ns = clock.now_ns();
-      f.run_task(task);
-      if (f.options.trace) {
+      if (runner.trace) record.start_ns = clock.now_ns();
+      runner.run(task);
+      if (runner.trace) {
         record.end_ns = clock.now_ns();
         trace.push_back(record);
       }
@@ -201,16 +207,20 @@ void work(int worker, WorkerPool& pool, Schedule& schedule, Factorization<T>& f,
   }
 }
 
-template <typename T, typename Schedule>
-void run_workers(Factorization<T>& f, Schedule& schedule, int threads, const ThreadedHooks& hooks) {
+// Runs `schedule` on `threads` workers (the calling thread is worker 0);
+// returns the workers' task records, by worker, when runner.trace is set.
+template <typename Schedule>
+std::vector<std::vector<TaskRecord>> run_workers(Schedule& schedule, int threads, const TaskRunner& runner,
+                                                 const ThreadedHooks& hooks) {
   const TraceClock clock;
   WorkerPool pool;
   std::vector<std::vector<TaskRecord>> traces(static_cast<size_t>(threads));  // one per worker
+  if (schedule.finished()) return traces;
   std::vector<std::thread> workers;
   workers.reserve(size_t(threads) - 1);
   try {
     for (int w = 1; w < threads; ++w)
-      workers.emplace_back([&, w] { work(w, pool, schedule, f, hooks, clock, traces[size_t(w)]); });
+      workers.emplace_back([&, w] { work(w, pool, schedule, runner, hooks, clock, traces[size_t(w)]); });
   } catch (...) {
     // Could not start a thread: stop the ones that did start, then report.
     {
@@ -220,21 +230,25 @@ void run_workers(Factorization<T>& f, Schedule& schedule, int threads, const Thr
     for (std::thread& t : workers) t.join();
     std::rethrow_exception(pool.error);
   }
-  // The calling thread is worker 0.
-  work<T, Schedule>(0, pool, schedule, f, hooks, clock, traces[0]);
+  work<Schedule>(0, pool, schedule, runner, hooks, clock, traces[0]);
   for (std::thread& t : workers) t.join();
   if (pool.error) std::rethrow_exception(pool.error);
+  return traces;
+}
 
-  if (f.options.trace) {
-    const size_t first = f.trace.size();
-    for (const auto& worker_trace : traces)
-      f.trace.insert(f.trace.end(), worker_trace.begin(), worker_trace.end());
-    std::sort(f.trace.begin() + std::ptrdiff_t(first), f.trace.end(),
-              [](const TaskRecord& a, const TaskRecord& b) {
-                if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
-                return a.worker < b.worker;
-              });
-  }
+// Runs `schedule`'s factorisation tasks on f and appends the trace, sorted
+// by start time, to f.trace when f.options.trace is set.
+template <typename T, typename Schedule>
+void run_factorization(Factorization<T>& f, Schedule& schedule, int threads, const ThreadedHooks& hooks) {
+  const TaskRunner runner{[&f](const Task& t) { f.run_task(t); }, f.options.trace};
+  const std::vector<std::vector<TaskRecord>> traces = run_workers(schedule, threads, runner, hooks);
+  if (!f.options.trace) return;
+  const size_t first = f.trace.size();
+  for (const auto& worker_trace : traces) f.trace.insert(f.trace.end(), worker_trace.begin(), worker_trace.end());
+  std::sort(f.trace.begin() + std::ptrdiff_t(first), f.trace.end(), [](const TaskRecord& a, const TaskRecord& b) {
+    if (a.start_ns != b.start_ns) return a.start_ns < b.start_ns;
+    return a.worker < b.worker;
+  });
 }
 
 }  // namespace
@@ -263,14 +277,54 @@ template <typename T>
 void run_threaded(Factorization<T>& f, int threads, const ThreadedHooks& hooks) {
   const int workers = resolve_threads(threads);
   // Tile kernels are small; the workers are the parallelism.
-  const ScopedBlasThreads single_threaded_blas(1);  // restored on return
+  const SingleThreadedBlas single_threaded_blas;  // restored after the last scope
   if (f.options.tree == Tree::flat) {
     GridSchedule schedule(f.tiles.p, f.tiles.q);
-    run_workers(f, schedule, workers, hooks);
+    run_factorization(f, schedule, workers, hooks);
   } else {
-    DagSchedule schedule(f.tiles.p, f.tiles.q, f.options);
-    run_workers(f, schedule, workers, hooks);
+    const Dag dag = build_qr_dag(f.tiles.p, f.tiles.q, f.options.tree, f.options.tree_domains, f.options.inner_tree);
+    DagSchedule schedule(dag);
+    run_factorization(f, schedule, workers, hooks);
   }
+}
+
+void run_dag_threaded(const Dag& dag, int threads, const std::function<void(const Task&)>& run) {
+  const int workers = std::min(resolve_threads(threads), std::max(dag.num_tasks(), 1));
+  const SingleThreadedBlas single_threaded_blas;
+  DagSchedule schedule(dag);
+  run_workers(schedule, workers, TaskRunner{run, false}, ThreadedHooks());
+}
+
+void run_independent(int64_t count, int threads, const std::function<void(int64_t)>& body) {
+  const int workers = int(std::min<int64_t>(resolve_threads(threads), std::max<int64_t>(count, 1)));
+  const SingleThreadedBlas single_threaded_blas;
+  std::atomic<int64_t> next{0};
+  std::atomic<bool> failed{false};
+  std::mutex error_mutex;
+  std::exception_ptr error;
+  auto loop = [&] {
+    for (int64_t i = next++; i < count && !failed.load(std::memory_order_relaxed); i = next++) {
+      try {
+        body(i);
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error) error = std::current_exception();
+        failed = true;
+      }
+    }
+  };
+  std::vector<std::thread> helpers;
+  helpers.reserve(size_t(workers) - 1);
+  try {
+    for (int w = 1; w < workers; ++w) helpers.emplace_back(loop);
+  } catch (...) {
+    failed = true;  // could not start a thread: the started ones stop after their current item
+    for (std::thread& t : helpers) t.join();
+    throw;
+  }
+  loop();
+  for (std::thread& t : helpers) t.join();
+  if (error) std::rethrow_exception(error);
 }
 
 template <typename T>

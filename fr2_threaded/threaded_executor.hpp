@@ -37,6 +37,21 @@ Factorization<T> factor_threaded(const T* a, int64_t m, int64_t n, int64_t lda,
 template <typename T>
 void run_threaded(Factorization<T>& f, int threads, const ThreadedHooks& hooks = ThreadedHooks());
 
+// FR2's executor on any task graph (a DagExecutor): `threads` workers (0:
+// every CPU of the affinity mask; never more than the graph has tasks)
+// run each task of `dag` through `run` once its predecessors have
+// finished, highest critical-path priority first. The first exception a
+// task throws is rethrown once every worker has stopped. Applying Q
+// (build_apply_dag) runs here for a library call on several threads.
+void run_dag_threaded(const Dag& dag, int threads, const std::function<void(const Task&)>& run);
+
+// body(0), …, body(count − 1), independent of each other, on `threads`
+// workers (0: every CPU) that each take the next index when done: the
+// parallel loop of a batch of small factorisations, each run by one worker
+// with FR1. OpenBLAS is single-threaded meanwhile. The first exception
+// stops the loop (items already started finish) and is rethrown.
+void run_independent(int64_t count, int threads, const std::function<void(int64_t)>& body);
+
 // `threads`, or the number of CPUs in the affinity mask (available_cpus) when it is 0.
 int resolve_threads(int threads);
 

@@ -114,14 +114,14 @@ def test_integer_input_becomes_float64():
 @pytest.mark.parametrize(
     "call,error,text",
     [
-        (lambda: tiledqr.qr(np.ones(5)), ValueError, "2-D"),
+        (lambda: tiledqr.qr(np.ones(5)), ValueError, "2 dimensions"),
         (lambda: tiledqr.qr(np.ones((3, 3), dtype=complex)), ValueError, "real numbers"),
-        (lambda: tiledqr.qr(np.ones((0, 3))), ValueError, "empty"),
+        (lambda: tiledqr.factor(np.ones((2, 3, 3))), ValueError, "2-D"),
         (lambda: tiledqr.qr(np.array([[1.0, np.nan]])), ValueError, "NaN"),
         (lambda: tiledqr.qr(np.ones((3, 3)), mode="economic"), ValueError, "mode"),
         (lambda: tiledqr.qr(np.ones((3, 3)), backend="tpu"), ValueError, "backend"),
         (lambda: tiledqr.qr(np.ones((3, 3)), tree="star"), ValueError, "tree"),
-        (lambda: tiledqr.qr(np.ones((3, 3)), tile=0), ValueError, "tile"),
+        (lambda: tiledqr.qr(np.ones((3, 3)), tile=-1), ValueError, "tile"),
         (lambda: tiledqr.qr(np.ones((3, 3)), threads=-2), ValueError, "threads"),
         (lambda: tiledqr.lstsq(np.ones((3, 5)), np.ones(3)), ValueError, "m >= n"),
         (lambda: tiledqr.lstsq(np.eye(4), np.ones(5)), ValueError, "rows"),

@@ -8,10 +8,21 @@ NVIDIA GPU.
     >>> x = tiledqr.lstsq(a, numpy.ones(500))   # argmin ||a x - b||
     >>> f = tiledqr.factor(a); qtb = f.apply_qt(numpy.ones(500))
 
-float32 and float64 arrays keep their precision (other real arrays become
-float64); C- and Fortran-ordered inputs both work and are never modified.
-Bad input raises ValueError; a rank-deficient least-squares problem raises
-numpy.linalg.LinAlgError. The library releases the GIL while it works.
+Inputs are taken as numpy.linalg takes them: any strides (negative ones
+too), either byte order, and for qr a stack (..., m, n) of matrices, which
+are factored in parallel. float32 and float64 keep their precision;
+integer, boolean and object arrays become float64. float16, long double and
+complex arrays are refused: float16 and long double with TypeError, as
+numpy.linalg does; complex with ValueError (tiledqr factors real matrices
+only). Inputs are never modified. Empty matrices give NumPy's empty
+results. Bad arguments raise ValueError, a rank-deficient least-squares
+problem numpy.linalg.LinAlgError. The library releases the GIL while it
+works.
+
+tile=None (or 0) lets the library choose the tile size and inner block from
+the shape and the thread count (a table measured on the CPU); a larger tile
+than the matrix is cut to the matrix. threads=None (or 0) uses every CPU
+this process may run on; more threads than that are cut to that number.
 """
 
 import numpy as _np
@@ -23,6 +34,7 @@ __version__ = _tiledqr.version()
 
 _TREES = {None: 0, "auto": 0, "flat": 1, "binary": 2, "greedy": 3}
 _KERNELS = {"lapack": 0, "reference": 1}
+_INT_MAX = 2**31 - 1  # the C interface's int options
 
 
 def gpu_available():
@@ -30,30 +42,56 @@ def gpu_available():
     return _tiledqr.gpu_status()[0] == 0
 
 
-def _as_matrix(a, name, ndim=(2,)):
-    """A writable Fortran-ordered float32/float64 copy of `a`, checked."""
+def _real_dtype(arr, name):
+    """The precision an array is factored in: float32 and float64 stay, other
+    real numbers become float64; the rest is refused."""
+    kind = arr.dtype.kind
+    if kind == "f":
+        if arr.dtype.itemsize in (4, 8):
+            return _np.dtype(_np.float32 if arr.dtype.itemsize == 4 else _np.float64)
+        raise TypeError(f"{name} has dtype {arr.dtype}, which tiledqr does not factor (nor does numpy.linalg): "
+                        f"convert it with .astype(numpy.float32) or .astype(numpy.float64)")
+    if kind in "iubO":  # as numpy.linalg: integers, booleans and Python objects are read as float64
+        return _np.dtype(_np.float64)
+    raise ValueError(f"{name} must hold real numbers (float32, float64, integers or booleans), got dtype "
+                     f"{arr.dtype}; complex matrices are not supported")
+
+
+def _stack(a, name, dtype=None):
+    """A (..., m, n) as a writable (batch, n, m) C-ordered array of float32 or
+    float64: each matrix Fortran-ordered, the stack flattened, the input
+    copied (whatever its strides and byte order) and never modified."""
+    arr = _np.asarray(a)
+    if arr.ndim < 2:
+        raise ValueError(f"{name} must be an array of at least 2 dimensions (..., m, n), got {arr.ndim}-D")
+    dtype = dtype or _real_dtype(arr, name)
+    *lead, m, n = arr.shape
+    lead = tuple(lead)
+    work = _np.empty((int(_np.prod(lead, dtype=_np.int64)), n, m), dtype=dtype)
+    work.reshape(lead + (n, m))[...] = arr.swapaxes(-1, -2)
+    return work, lead, m, n
+
+
+def _matrix(a, name, ndim=(2,), dtype=None):
+    """A (m, n) (or (m,), read as a column, where ndim allows) as a writable
+    Fortran-ordered copy."""
     arr = _np.asarray(a)
     if arr.ndim not in ndim:
         raise ValueError(f"{name} must be a {' or '.join(f'{d}-D' for d in ndim)} array, got {arr.ndim}-D")
-    if arr.dtype == _np.float32 or arr.dtype == _np.float64:
-        dtype = arr.dtype
-    elif _np.issubdtype(arr.dtype, _np.integer) or arr.dtype == _np.bool_:
-        dtype = _np.float64
-    else:
-        raise ValueError(f"{name} must hold real numbers (float32, float64 or integers), got dtype {arr.dtype}")
-    if arr.size == 0:
-        raise ValueError(f"{name} is empty (shape {arr.shape})")
-    out = _np.array(arr, dtype=dtype, order="F", copy=True)
-    if not _np.isfinite(out).all():
-        raise ValueError(f"{name} contains NaN or infinity")
+    dtype = dtype or _real_dtype(arr, name)
+    out = _np.empty(arr.shape, dtype=dtype, order="F")
+    out[...] = arr
     return out
 
 
-def _int_option(value, name, default=0):
+def _int_option(value, name, least):
+    """None or an integer in [least, 2**31 - 1] (the C interface's int)."""
     if value is None:
-        return default
-    if isinstance(value, bool) or not isinstance(value, (int, _np.integer)) or value < 1:
-        raise ValueError(f"{name} must be a positive integer or None, got {value!r}")
+        return 0
+    if isinstance(value, bool) or not isinstance(value, (int, _np.integer)):
+        raise ValueError(f"{name} must be an integer or None, got {type(value).__name__}")
+    if value < least or value > _INT_MAX:
+        raise ValueError(f"{name} must be None or an integer in [{least}, {_INT_MAX}], got {value}")
     return int(value)
 
 
@@ -62,8 +100,15 @@ def _options(tree, tile, threads, kernels="lapack", inner_block=None):
         raise ValueError(f"tree must be one of 'flat', 'binary', 'greedy' or None, got {tree!r}")
     if kernels not in _KERNELS:
         raise ValueError(f"kernels must be 'lapack' or 'reference', got {kernels!r}")
-    return dict(tile=_int_option(tile, "tile"), inner_block=_int_option(inner_block, "inner_block"),
-                tree=_TREES[tree], threads=_int_option(threads, "threads"), backend=_KERNELS[kernels])
+    return dict(tile=_int_option(tile, "tile", 0), inner_block=_int_option(inner_block, "inner_block", 0),
+                tree=_TREES[tree], threads=_int_option(threads, "threads", 0), backend=_KERNELS[kernels])
+
+
+def _check_finite(work, name):
+    # min and max carry a NaN through, and show an infinity, without a
+    # temporary as large as the input.
+    if work.size and not (_np.isfinite(work.min()) and _np.isfinite(work.max())):
+        raise ValueError(f"{name} contains NaN or infinity")
 
 
 class Factors:
@@ -85,11 +130,12 @@ class Factors:
     def _apply(self, b, trans):
         arr = _np.asarray(b)
         vector = arr.ndim == 1
-        mat = _as_matrix(arr, "B", ndim=(1, 2)).astype(self.dtype, order="F", copy=False)
+        mat = _matrix(arr, "B", ndim=(1, 2), dtype=self.dtype)
         if vector:
             mat = mat.reshape(-1, 1, order="F")
         if mat.shape[0] != self.shape[0]:
             raise ValueError(f"B has {mat.shape[0]} rows, the factored matrix {self.shape[0]}")
+        _check_finite(mat, "B")
         (self._f.dormqr if self.dtype == _np.float64 else self._f.sormqr)(trans, mat)
         return mat[:, 0] if vector else mat
 
@@ -110,83 +156,111 @@ class Factors:
         return (self._f.dorgqr if self.dtype == _np.float64 else self._f.sorgqr)(k)
 
 
+def _check_backend(backend):
+    if backend not in ("cpu", "gpu"):
+        raise ValueError(f"backend must be 'cpu' or 'gpu', got {backend!r}")
+
+
+def _geqrf(work, keep, backend, tree, tile, threads):
+    """Factors each matrix of the (batch, n, m) stack in place (R on and
+    above the diagonal, zeros below); returns the binding's factors, one
+    per matrix, when `keep`."""
+    _check_backend(backend)
+    if backend == "gpu":
+        return _gpu_geqrf(work, keep, tree, tile, threads)
+    opts = _options(tree, tile, threads)
+    return (_tiledqr.dgeqrf_batch if work.dtype == _np.float64 else _tiledqr.sgeqrf_batch)(work, keep, **opts)
+
+
 def factor(a, backend="cpu", tree=None, tile=None, threads=None):
     """Factors A (m, n) = Q R and returns a Factors object.
 
-    backend 'cpu' runs CPU threads (threads=None: every CPU of this process),
-    'gpu' the GPU task scheduler (tile 32; the reflectors come back to the
-    host for Factors' methods). tree: 'flat', 'binary', 'greedy' or None
-    (chosen from the shape). tile: the tile size (None: 32).
+    backend 'cpu' runs CPU threads (threads=None: every CPU of this process,
+    more than that cut to it), 'gpu' the GPU task scheduler (tile 32; the
+    reflectors come back to the host for Factors' methods). tree: 'flat',
+    'binary', 'greedy' or None (chosen from the shape). tile: the tile size
+    (None: chosen from the shape and threads; at most the matrix).
     """
-    mat = _as_matrix(a, "A")
-    if backend == "cpu":
-        opts = _options(tree, tile, threads)
-        handle = (_tiledqr.dgeqrf if mat.dtype == _np.float64 else _tiledqr.sgeqrf)(mat, True, **opts)
-    elif backend == "gpu":
-        handle = _gpu_geqrf(mat, True, tree, tile, threads)
-    else:
-        raise ValueError(f"backend must be 'cpu' or 'gpu', got {backend!r}")
-    k = min(mat.shape)
-    return Factors(handle, _np.triu(mat[:k, :]), mat.dtype)
+    arr = _np.asarray(a)
+    if arr.ndim != 2:
+        raise ValueError(f"A must be a 2-D array, got {arr.ndim}-D")
+    work, _, m, n = _stack(arr, "A")
+    handle = _geqrf(work, True, backend, tree, tile, threads)[0]
+    k = min(m, n)
+    return Factors(handle, _np.ascontiguousarray(work[0, :, :k].T), work.dtype)
 
 
-def _gpu_geqrf(mat, keep, tree, tile, threads):
+def _gpu_geqrf(work, keep, tree, tile, threads):
     status, message = _tiledqr.gpu_status()
     if status != 0:
         raise RuntimeError(f"backend='gpu' is not available: {message}")
-    if tile not in (None, 32):
+    if tile not in (None, 0, 32):
         raise ValueError(f"the GPU backend runs tile 32 only, got tile={tile!r}")
     if threads is not None:
         raise ValueError("threads applies to backend='cpu' only")
     _options(tree, None, None)  # checks the tree's name
-    return (_tiledqr.dgpu_geqrf if mat.dtype == _np.float64 else _tiledqr.sgpu_geqrf)(mat, keep, _TREES[tree])
+    return (_tiledqr.dgpu_geqrf_batch if work.dtype == _np.float64 else _tiledqr.sgpu_geqrf_batch)(
+        work, keep, _TREES[tree])
 
 
 def qr(a, mode="reduced", backend="cpu", tree=None, tile=None, threads=None):
-    """QR factorisation of A (m, n), as numpy.linalg.qr.
+    """QR factorisation of A (..., m, n), as numpy.linalg.qr.
 
-    mode 'reduced': (Q (m, k), R (k, n)) with k = min(m, n); 'complete':
-    (Q (m, m), R (m, n)); 'r': R (k, n) only. Other arguments as factor().
+    mode 'reduced': (Q (..., m, k), R (..., k, n)) with k = min(m, n);
+    'complete': (Q (..., m, m), R (..., m, n)); 'r': R (..., k, n) only
+    (NumPy's 'raw' is not offered). A stack of matrices is factored in
+    parallel, each matrix on one thread when there are at least as many
+    matrices as threads. Other arguments as factor().
     """
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"mode must be 'reduced', 'complete' or 'r', got {mode!r}")
+    _check_backend(backend)
+    work, lead, m, n = _stack(a, "A")
+    k = min(m, n)
+    opts = _options(tree, tile, threads)
+    handles = _geqrf(work, mode != "r", backend, tree, tile, threads)
+    # The library leaves R, zeros below, in the stack's (Fortran-ordered)
+    # matrices: R is a view of them where it is all of each, a copy of its
+    # rows where it is a small part (k < m) that should not hold the rest.
+    r = work.swapaxes(-1, -2)
+    if mode != "complete" and k < m:
+        r = _np.ascontiguousarray(r[:, :k, :])
+    r = r.reshape(lead + r.shape[1:])
     if mode == "r":
-        mat = _as_matrix(a, "A")
-        if backend == "cpu":
-            opts = _options(tree, tile, threads)
-            (_tiledqr.dgeqrf if mat.dtype == _np.float64 else _tiledqr.sgeqrf)(mat, False, **opts)
-        elif backend == "gpu":
-            _gpu_geqrf(mat, False, tree, tile, threads)
-        else:
-            raise ValueError(f"backend must be 'cpu' or 'gpu', got {backend!r}")
-        return _np.triu(mat[: min(mat.shape), :])
-    f = factor(a, backend=backend, tree=tree, tile=tile, threads=threads)
-    r = f.r()
-    if mode == "complete" and f.shape[0] > f.shape[1]:
-        r = _np.vstack([r, _np.zeros((f.shape[0] - r.shape[0], r.shape[1]), dtype=r.dtype)])
-    return f.q(mode), r
+        return r
+    cols = k if mode == "reduced" else m
+    q = (_tiledqr.dorgqr_batch if work.dtype == _np.float64 else _tiledqr.sorgqr_batch)(handles, m, cols,
+                                                                                         opts["threads"])
+    return q.swapaxes(-1, -2).reshape(lead + (m, cols)), r
 
 
 def lstsq(a, b, tree=None, tile=None, threads=None):
     """X = argmin ||A X - B|| for A (m, n), m >= n, of full rank; B (m,) or (m, k).
 
-    Returns X only ((n,) or (n, k)). Raises numpy.linalg.LinAlgError when
-    some |R_ii| <= max(m, n) * eps * max_j |R_jj| (rank-deficient A).
+    Returns X only ((n,) or (n, k)), numpy.linalg.lstsq's first result. An
+    empty A (m or n of 0) or B (k = 0) gives X of zeros, as NumPy. Raises
+    numpy.linalg.LinAlgError when some |R_ii| <= max(m, n) * eps *
+    max_j |R_jj| (rank-deficient A); underdetermined systems (m < n) are
+    refused with ValueError.
     """
-    mat = _as_matrix(a, "A")
-    arr = _np.asarray(b)
-    vector = arr.ndim == 1
-    rhs = _as_matrix(arr, "B", ndim=(1, 2))
-    dtype = _np.result_type(mat.dtype, rhs.dtype)
-    mat = mat.astype(dtype, order="F", copy=False)
-    rhs = rhs.astype(dtype, order="F", copy=False)
-    if vector:
-        rhs = rhs.reshape(-1, 1, order="F")
-    m, n = mat.shape
-    if rhs.shape[0] != m:
-        raise ValueError(f"B has {rhs.shape[0]} rows, A has {m}")
-    if m < n:
+    arr_a, arr_b = _np.asarray(a), _np.asarray(b)
+    if arr_a.ndim != 2:
+        raise ValueError(f"A must be a 2-D array, got {arr_a.ndim}-D")
+    if arr_b.ndim not in (1, 2):
+        raise ValueError(f"B must be a 1-D or 2-D array, got {arr_b.ndim}-D")
+    dtype = _np.result_type(_real_dtype(arr_a, "A"), _real_dtype(arr_b, "B"))
+    m, n = arr_a.shape
+    vector = arr_b.ndim == 1
+    if arr_b.shape[0] != m:
+        raise ValueError(f"B has {arr_b.shape[0]} rows, A has {m}")
+    if m < n and m > 0:
         raise ValueError(f"lstsq needs m >= n (A is {m}x{n}: underdetermined)")
+    mat = _matrix(arr_a, "A", dtype=dtype)
+    nrhs = 1 if vector else arr_b.shape[1]
+    # B's rows: max(m, n), as LAPACK's ?gels (n > m only when m = 0).
+    rhs = _np.empty((max(m, n), nrhs), dtype=dtype, order="F")
+    rhs[:m, :] = arr_b.reshape(m, nrhs)
+    rhs[m:, :] = 0
     opts = _options(tree, tile, threads)
     (_tiledqr.dgels if dtype == _np.float64 else _tiledqr.sgels)(mat, rhs, **opts)
     x = rhs[:n, :].copy()

@@ -1,16 +1,22 @@
 // _tiledqr: the compiled half of the Python module tiledqr — thin bindings of
-// the C interface (include/tiledqr/tiledqr.h) on Fortran-ordered float32 and
-// float64 NumPy arrays that tiledqr/__init__.py has already checked and
-// copied. The GIL is released while the library works; a failing status
+// the C interface (include/tiledqr/tiledqr.h) on float32 and float64 NumPy
+// arrays that tiledqr/__init__.py has already checked and copied: stacks of
+// Fortran-ordered matrices for the batch calls, Fortran-ordered matrices
+// for the others. The GIL is released while the library works; a failing status
 // becomes ValueError, numpy.linalg.LinAlgError, MemoryError or RuntimeError.
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 
+#include <pybind11/stl.h>
+
 #include <algorithm>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <tuple>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
 #include "tiledqr/tiledqr.h"
 #ifdef TILEDQR_PYTHON_GPU
@@ -23,6 +29,8 @@ namespace {
 
 template <typename T>
 using FortranArray = py::array_t<T, py::array::f_style>;
+template <typename T>
+using CArray = py::array_t<T, py::array::c_style>;
 
 // Raises the Python exception of a failed status (with the GIL held).
 void raise_on_failure(int status, const std::string& message) {
@@ -66,6 +74,7 @@ class Factors {
   Factors& operator=(const Factors&) = delete;
 
   int64_t rows() const { return tiledqr_factors_rows(f_); }
+  tiledqr_factors* handle() const { return f_; }
   int64_t cols() const { return tiledqr_factors_cols(f_); }
   bool is_double() const { return double_; }
 
@@ -83,12 +92,12 @@ class Factors {
   // The first k columns of Q.
   template <typename T>
   FortranArray<T> orgqr(int64_t k) {
-    const int64_t m = rows();
+    const int64_t m = rows(), ldq = std::max<int64_t>(1, m);
     FortranArray<T> q({m, k});
     T* data = q.mutable_data();
     run_released([&] {
-      if constexpr (std::is_same_v<T, double>) return tiledqr_dorgqr(m, k, f_, data, m);
-      else return tiledqr_sorgqr(m, k, f_, data, m);
+      if constexpr (std::is_same_v<T, double>) return tiledqr_dorgqr(m, k, f_, data, ldq);
+      else return tiledqr_sorgqr(m, k, f_, data, ldq);
     });
     return q;
   }
@@ -98,51 +107,97 @@ class Factors {
   bool double_;
 };
 
-// A (m, n) ← R in place; returns the factors when `keep` is set.
-template <typename T>
-py::object geqrf(FortranArray<T> a, bool keep, int tile, int inner_block, int tree, int threads, int backend) {
-  const int64_t m = a.shape(0), n = a.shape(1);
-  const tiledqr_options opts = make_options(tile, inner_block, tree, threads, backend);
-  T* data = a.mutable_data();
-  tiledqr_factors* f = nullptr;
-  tiledqr_factors** out = keep ? &f : nullptr;
-  run_released([&] {
-    if constexpr (std::is_same_v<T, double>) return tiledqr_dgeqrf(m, n, data, m, out, &opts);
-    else return tiledqr_sgeqrf(m, n, data, m, out, &opts);
-  });
-  if (!keep) return py::none();
-  return py::cast(new Factors(f, std::is_same_v<T, double>), py::return_value_policy::take_ownership);
+// Python objects owning each handle, in order. The handles are owned by
+// Factors objects before anything can throw, so none leaks.
+py::list wrap_factors(const std::vector<tiledqr_factors*>& handles, bool is_double) {
+  std::vector<std::unique_ptr<Factors>> owned;
+  owned.reserve(handles.size());
+  for (tiledqr_factors* h : handles) owned.push_back(std::make_unique<Factors>(h, is_double));
+  py::list out;
+  for (std::unique_ptr<Factors>& f : owned) out.append(py::cast(f.release(), py::return_value_policy::take_ownership));
+  return out;
 }
 
-// B (m, k) ← X in its first n rows; A ← R.
+// Every matrix of a stack ← its R, in place, in parallel: `work` is
+// (batch, n, m), C-ordered, so matrix i is column-major (m, n) with
+// lda = m at i·m·n. Returns one Factors per matrix when `keep` is set.
+template <typename T>
+py::object geqrf_batch(CArray<T> work, bool keep, int tile, int inner_block, int tree, int threads, int backend) {
+  const int64_t batch = work.shape(0), n = work.shape(1), m = work.shape(2), lda = std::max<int64_t>(1, m);
+  const tiledqr_options opts = make_options(tile, inner_block, tree, threads, backend);
+  T* data = work.mutable_data();
+  std::vector<tiledqr_factors*> handles(keep ? size_t(batch) : 0, nullptr);
+  run_released([&] {
+    tiledqr_factors** out = keep ? handles.data() : nullptr;
+    if constexpr (std::is_same_v<T, double>) return tiledqr_dgeqrf_batch(batch, m, n, data, lda, lda * n, out, &opts);
+    else return tiledqr_sgeqrf_batch(batch, m, n, data, lda, lda * n, out, &opts);
+  });
+  if (!keep) return py::none();
+  return wrap_factors(handles, std::is_same_v<T, double>);
+}
+
+// The first k columns of each matrix's Q, (batch, k, m) C-ordered: Q_i
+// column-major (m, k), on `threads` threads.
+template <typename T>
+CArray<T> orgqr_batch(const std::vector<Factors*>& factors, int64_t m, int64_t k, int threads) {
+  const int64_t batch = int64_t(factors.size()), ldq = std::max<int64_t>(1, m);
+  std::vector<tiledqr_factors*> handles;
+  for (const Factors* f : factors) handles.push_back(f->handle());
+  CArray<T> q({batch, k, m});
+  T* data = q.mutable_data();
+  run_released([&] {
+    if constexpr (std::is_same_v<T, double>)
+      return tiledqr_dorgqr_batch(batch, m, k, handles.data(), data, ldq, ldq * k, threads);
+    else return tiledqr_sorgqr_batch(batch, m, k, handles.data(), data, ldq, ldq * k, threads);
+  });
+  return q;
+}
+
+// B (max(m, n), k) ← X in its first n rows; A ← R.
 template <typename T>
 void gels(FortranArray<T> a, FortranArray<T> b, int tile, int inner_block, int tree, int threads, int backend) {
   const int64_t m = a.shape(0), n = a.shape(1), k = b.shape(1);
+  const int64_t lda = std::max<int64_t>(1, m), ldb = std::max<int64_t>(1, b.shape(0));
   const tiledqr_options opts = make_options(tile, inner_block, tree, threads, backend);
   T* ad = a.mutable_data();
   T* bd = b.mutable_data();
   run_released([&] {
-    if constexpr (std::is_same_v<T, double>) return tiledqr_dgels(m, n, k, ad, m, bd, m, &opts);
-    else return tiledqr_sgels(m, n, k, ad, m, bd, m, &opts);
+    if constexpr (std::is_same_v<T, double>) return tiledqr_dgels(m, n, k, ad, lda, bd, ldb, &opts);
+    else return tiledqr_sgels(m, n, k, ad, lda, bd, ldb, &opts);
   });
 }
 
 #ifdef TILEDQR_PYTHON_GPU
-// A (m, n) on the host ← R, factored on the GPU; returns host factors (the
-// GPU's reflectors downloaded) when `keep` is set.
+// Every matrix of a (batch, n, m) stack, as geqrf_batch, factored on the GPU
+// one after the other (the GPU interface takes one matrix a call); returns
+// host factors (the GPU's reflectors downloaded) when `keep` is set.
 template <typename T>
-py::object gpu_geqrf(FortranArray<T> a, bool keep, int tree) {
-  const int64_t m = a.shape(0), n = a.shape(1);
+py::object gpu_geqrf_batch(CArray<T> work, bool keep, int tree) {
+  const int64_t batch = work.shape(0), n = work.shape(1), m = work.shape(2), lda = std::max<int64_t>(1, m);
   tiledqr_options opts{};
   opts.tree = tree;
-  T* data = a.mutable_data();
-  tiledqr_factors* f = nullptr;
+  T* data = work.mutable_data();
+  std::vector<tiledqr_factors*> handles(keep ? size_t(batch) : 0, nullptr);
+  // The handles made before a failure are freed with it.
+  const auto free_all = [&] {
+    for (tiledqr_factors*& h : handles) tiledqr_factors_free(std::exchange(h, nullptr));
+  };
   run_released([&] {
-    if constexpr (std::is_same_v<T, double>) return tiledqr_gpu_dgeqrf_host(m, n, data, m, keep ? &f : nullptr, &opts);
-    else return tiledqr_gpu_sgeqrf_host(m, n, data, m, keep ? &f : nullptr, &opts);
+    for (int64_t i = 0; i < batch; ++i) {
+      tiledqr_factors** out = keep ? &handles[size_t(i)] : nullptr;
+      T* a = data + i * lda * n;
+      int status = 0;
+      if constexpr (std::is_same_v<T, double>) status = tiledqr_gpu_dgeqrf_host(m, n, a, lda, out, &opts);
+      else status = tiledqr_gpu_sgeqrf_host(m, n, a, lda, out, &opts);
+      if (status != TILEDQR_SUCCESS) {
+        free_all();
+        return status;
+      }
+    }
+    return int(TILEDQR_SUCCESS);
   });
   if (!keep) return py::none();
-  return py::cast(new Factors(f, std::is_same_v<T, double>), py::return_value_policy::take_ownership);
+  return wrap_factors(handles, std::is_same_v<T, double>);
 }
 #endif
 
@@ -165,14 +220,16 @@ PYBIND11_MODULE(_tiledqr, m) {
     return std::make_tuple(leading..., py::arg("tile"), py::arg("inner_block"), py::arg("tree"), py::arg("threads"),
                            py::arg("backend"));
   };
-  std::apply([&](auto... a) { m.def("dgeqrf", &geqrf<double>, a...); }, options(inout("a"), py::arg("keep")));
-  std::apply([&](auto... a) { m.def("sgeqrf", &geqrf<float>, a...); }, options(inout("a"), py::arg("keep")));
+  std::apply([&](auto... a) { m.def("dgeqrf_batch", &geqrf_batch<double>, a...); }, options(inout("work"), py::arg("keep")));
+  std::apply([&](auto... a) { m.def("sgeqrf_batch", &geqrf_batch<float>, a...); }, options(inout("work"), py::arg("keep")));
+  m.def("dorgqr_batch", &orgqr_batch<double>, py::arg("factors"), py::arg("m"), py::arg("k"), py::arg("threads"));
+  m.def("sorgqr_batch", &orgqr_batch<float>, py::arg("factors"), py::arg("m"), py::arg("k"), py::arg("threads"));
   std::apply([&](auto... a) { m.def("dgels", &gels<double>, a...); }, options(inout("a"), inout("b")));
   std::apply([&](auto... a) { m.def("sgels", &gels<float>, a...); }, options(inout("a"), inout("b")));
   m.def("version", [] { return std::string(tiledqr_version()); });
 #ifdef TILEDQR_PYTHON_GPU
-  m.def("dgpu_geqrf", &gpu_geqrf<double>, inout("a"), py::arg("keep"), py::arg("tree"));
-  m.def("sgpu_geqrf", &gpu_geqrf<float>, inout("a"), py::arg("keep"), py::arg("tree"));
+  m.def("dgpu_geqrf_batch", &gpu_geqrf_batch<double>, inout("work"), py::arg("keep"), py::arg("tree"));
+  m.def("sgpu_geqrf_batch", &gpu_geqrf_batch<float>, inout("work"), py::arg("keep"), py::arg("tree"));
   m.def("gpu_status", [] {
     const int status = tiledqr_gpu_check_device();
     return py::make_tuple(status, std::string(status == TILEDQR_SUCCESS ? "" : tiledqr_last_error()));

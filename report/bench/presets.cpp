@@ -128,6 +128,39 @@ void add_fr2_cpu(std::vector<BenchCase>& cases, int hardware_threads) {
     }
 }
 
+// The sweep that calibrates the CPU's tile table (common/tile_choice.cpp):
+// every candidate tile, inner block and (tall shapes) tree on squares from
+// 64 to 4096 and on tall matrices of 2^23 elements with n from 32 to 512,
+// for each thread count up to the machine's; one thread runs FR1 (as a
+// batch's matrices and the library on one thread do), more run FR2. The
+// table's rows are the fastest candidate of each shape and thread count.
+void add_tile_choice_cpu(std::vector<BenchCase>& cases, int hardware_threads) {
+  const std::vector<int> squares = {64, 128, 256, 512, 1024, 2048, 4096};
+  const std::vector<int> narrow_sides = {32, 64, 128, 256, 512};
+  for (const int t : thread_counts(hardware_threads)) {
+    const std::string stage = t == 1 ? "fr1" : "fr2";
+    const auto add = [&](Shape s, int tile, int ib, const std::string& tree) {
+      BenchCase c = make(stage, s);
+      c.threads = t;
+      c.tile = tile;
+      c.inner_block = ib;
+      c.tree = tree;
+      c.check = false;
+      cases.push_back(c);
+    };
+    for (const int n : squares)
+      for (const int tile : {32, 48, 64, 96, 128, 192, 256, 384})
+        for (const int ib : {16, 32, 64})
+          if (tile <= n && ib <= tile && (tile <= 64 || ib >= 32) && (tile >= 128 || ib <= 32))
+            add({n, n}, tile, ib, "flat");
+    for (const int n : narrow_sides)
+      for (const int tile : {32, 64, 128, 256, 512})
+        for (const int ib : {16, 32})
+          for (const std::string tree : {"flat", "binary"})
+            if (tile <= n && ib <= tile) add({(int64_t(1) << 23) / n, n}, tile, ib, tree);
+  }
+}
+
 // FR3 and cuSOLVER on the reference shapes, both precisions.
 void add_fr3_gpu(std::vector<BenchCase>& cases) {
   for (const std::string precision : {"double", "float"})
@@ -195,7 +228,9 @@ void add_quick(std::vector<BenchCase>& cases, int hardware_threads) {
 
 }  // namespace
 
-std::vector<std::string> preset_names() { return {"quick", "fr1_cpu", "fr1_fr2_serial", "fr2_cpu", "fr3_gpu", "fr3_knobs", "fr4_qr"}; }
+std::vector<std::string> preset_names() {
+  return {"quick", "fr1_cpu", "fr1_fr2_serial", "fr2_cpu", "tile_choice_cpu", "fr3_gpu", "fr3_knobs", "fr4_qr"};
+}
 
 std::vector<BenchCase> preset_cases(const std::string& name, int hardware_threads) {
   std::vector<BenchCase> cases;
@@ -203,6 +238,7 @@ std::vector<BenchCase> preset_cases(const std::string& name, int hardware_thread
   else if (name == "fr1_cpu") add_fr1_cpu(cases);
   else if (name == "fr1_fr2_serial") add_fr1_fr2_serial(cases);
   else if (name == "fr2_cpu") add_fr2_cpu(cases, hardware_threads);
+  else if (name == "tile_choice_cpu") add_tile_choice_cpu(cases, hardware_threads);
   else if (name == "fr3_gpu") add_fr3_gpu(cases);
   else if (name == "fr3_knobs") add_fr3_knobs(cases);
   else if (name == "fr4_qr") add_fr4_qr(cases);

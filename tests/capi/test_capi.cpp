@@ -211,7 +211,7 @@ TEST(CapiErrors, BadArguments) {
     EXPECT_NE(std::string(tiledqr_last_error()).find(fragment), std::string::npos)
         << "message '" << tiledqr_last_error() << "' lacks '" << fragment << "'";
   };
-  expect(tiledqr_dgeqrf(0, 3, a.data(), 1, &f, nullptr), TILEDQR_ERR_INVALID_ARGUMENT, "at least 1x1");
+  expect(tiledqr_dgeqrf(-1, 3, a.data(), 1, &f, nullptr), TILEDQR_ERR_INVALID_ARGUMENT, "must be >= 0");
   EXPECT_EQ(f, nullptr);
   expect(tiledqr_dgeqrf(4, 3, a.data(), 3, &f, nullptr), TILEDQR_ERR_INVALID_ARGUMENT, "lda");
   expect(tiledqr_dgeqrf(4, 3, nullptr, 4, &f, nullptr), TILEDQR_ERR_INVALID_ARGUMENT, "A is NULL");
@@ -235,6 +235,7 @@ TEST(CapiErrors, BadArguments) {
   expect(tiledqr_dormqr('T', 4, -1, f, b.data(), 4), TILEDQR_ERR_INVALID_ARGUMENT, "nrhs");
   expect(tiledqr_dormqr('T', 4, 1, nullptr, b.data(), 4), TILEDQR_ERR_INVALID_ARGUMENT, "NULL");
   expect(tiledqr_dorgqr(4, 5, f, b.data(), 4), TILEDQR_ERR_INVALID_ARGUMENT, "k must be");
+  expect(tiledqr_dorgqr(4, -1, f, b.data(), 4), TILEDQR_ERR_INVALID_ARGUMENT, "k must be");
   std::vector<float> bf(4, 1.0f);
   expect(tiledqr_sormqr('T', 4, 1, f, bf.data(), 4), TILEDQR_ERR_INVALID_ARGUMENT, "double-precision");
   tiledqr_factors_free(f);
@@ -258,6 +259,158 @@ TEST(CapiErrors, BlasThreadsRestored) {
   DenseMatrix<double> a = random_matrix<double>(80, 80, engine);
   ASSERT_EQ(tiledqr_dgeqrf(80, 80, a.data.data(), 80, nullptr, nullptr), TILEDQR_SUCCESS);
   EXPECT_EQ(openblas_get_num_threads(), before);
+}
+
+// m = 0 or n = 0 is LAPACK's quick return: geqrf succeeds (A, which may be
+// NULL, untouched) with a handle of that shape whose Q is the identity
+// (ormqr leaves B as it was, orgqr gives the identity's columns, k = 0
+// included); gels sets B's first max(m, n) rows to zero; nrhs = 0 solves
+// nothing and still factors A.
+TEST(CapiEmpty, QuickReturnsAsLapack) {
+  for (const auto& [m, n] : std::vector<std::pair<int64_t, int64_t>>{{0, 3}, {3, 0}, {0, 0}}) {
+    SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n));
+    for (double* a : {static_cast<double*>(nullptr), std::vector<double>(1, 5.0).data()}) {
+      tiledqr_factors* f = nullptr;
+      ASSERT_EQ(tiledqr_dgeqrf(m, n, a, std::max<int64_t>(1, m), &f, nullptr), TILEDQR_SUCCESS) << tiledqr_last_error();
+      ASSERT_NE(f, nullptr);
+      EXPECT_EQ(tiledqr_factors_rows(f), m);
+      EXPECT_EQ(tiledqr_factors_cols(f), n);
+      std::vector<double> b = {1, 2, 3, 4, 5, 6};
+      const std::vector<double> b_before = b;
+      EXPECT_EQ(tiledqr_dormqr('T', m, 2, f, b.data(), 3), TILEDQR_SUCCESS) << tiledqr_last_error();
+      EXPECT_EQ(tiledqr_dormqr('N', m, 2, f, b.data(), 3), TILEDQR_SUCCESS) << tiledqr_last_error();
+      EXPECT_EQ(b, b_before);
+      std::vector<double> q(9, -1.0);
+      ASSERT_EQ(tiledqr_dorgqr(m, m, f, q.data(), std::max<int64_t>(1, m)), TILEDQR_SUCCESS) << tiledqr_last_error();
+      for (int64_t j = 0; j < m; ++j)
+        for (int64_t i = 0; i < m; ++i) EXPECT_EQ(q[size_t(i + j * m)], i == j ? 1.0 : 0.0);
+      EXPECT_EQ(tiledqr_dorgqr(m, 0, f, nullptr, std::max<int64_t>(1, m)), TILEDQR_SUCCESS) << tiledqr_last_error();
+      tiledqr_factors_free(f);
+    }
+    std::vector<double> b(8, 7.0);
+    ASSERT_EQ(tiledqr_dgels(m, n, 2, nullptr, std::max<int64_t>(1, m), b.data(), 4, nullptr), TILEDQR_SUCCESS)
+        << tiledqr_last_error();
+    for (int64_t j = 0; j < 2; ++j)
+      for (int64_t i = 0; i < 4; ++i) EXPECT_EQ(b[size_t(i + 4 * j)], i < std::max(m, n) ? 0.0 : 7.0);
+  }
+  std::vector<float> fa = {2, 1, 1, 3}, fb;
+  EXPECT_EQ(tiledqr_sgels(2, 2, 0, fa.data(), 2, nullptr, 2, nullptr), TILEDQR_SUCCESS) << tiledqr_last_error();
+  EXPECT_EQ(fa[1], 0.0f) << "A holds R";
+  std::vector<double> b(3, 1.0);
+  EXPECT_EQ(tiledqr_dgels(0, 3, 1, nullptr, 1, b.data(), 2, nullptr), TILEDQR_ERR_INVALID_ARGUMENT)
+      << "ldb must hold max(m, n) rows";
+}
+
+// The tile is cut to the matrix (a 2^30 tile would need 2^60 elements, so
+// these calls fail without the cut) and the threads to the CPUs (100000
+// threads fail to start without it); both give accurate factors, as the
+// chosen tile (0) does on every shape of DefaultsOnShapes.
+TEST(CapiTile, HugeTileAndThreadsAreCutToFit) {
+  uint64_t salt = 300;
+  for (const auto& [m, n] : std::vector<std::pair<int64_t, int64_t>>{{5, 3}, {3, 5}, {300, 200}, {1000, 7}})
+    for (const tiledqr_options& opts : {tiledqr_options{1 << 30, 0, 0, 0, 0}, tiledqr_options{0, 0, 0, 100000, 0},
+                                        tiledqr_options{46341, 46341, TILEDQR_TREE_BINARY, 1 << 30, 0}}) {
+      SCOPED_TRACE("tile " + std::to_string(opts.tile) + " threads " + std::to_string(opts.threads));
+      expect_accurate<D>(m, n, m, opts, salt++);
+    }
+}
+
+// A batch gives, matrix by matrix, the bits of factoring each matrix alone
+// with the same options on one thread (many matrices: one worker each) or on
+// all threads (one matrix: all workers on it); orgqr_batch the bits of
+// orgqr. Padding between matrices (lda > m, stride > lda·n) is not touched.
+template <typename P>
+class CapiBatch : public ::testing::Test {};
+TYPED_TEST_SUITE(CapiBatch, Precisions);
+
+template <typename T>
+int geqrf_batch(int64_t b, int64_t m, int64_t n, T* a, int64_t lda, int64_t stride, tiledqr_factors** f,
+                const tiledqr_options* o) {
+  if constexpr (std::is_same_v<T, double>) return tiledqr_dgeqrf_batch(b, m, n, a, lda, stride, f, o);
+  else return tiledqr_sgeqrf_batch(b, m, n, a, lda, stride, f, o);
+}
+template <typename T>
+int orgqr_batch(int64_t b, int64_t m, int64_t k, tiledqr_factors* const* f, T* q, int64_t ldq, int64_t stride,
+                int threads) {
+  if constexpr (std::is_same_v<T, double>) return tiledqr_dorgqr_batch(b, m, k, f, q, ldq, stride, threads);
+  else return tiledqr_sorgqr_batch(b, m, k, f, q, ldq, stride, threads);
+}
+
+TYPED_TEST(CapiBatch, EachMatrixAsAlone) {
+  using T = typename TypeParam::T;
+  auto engine = make_engine(400);
+  const int64_t m = 45, n = 30, lda = 47, stride = lda * n + 5;
+  for (const int64_t batch : {int64_t(1), int64_t(9)})
+    for (const int threads : {1, 2, 0}) {
+      SCOPED_TRACE("batch " + std::to_string(batch) + " threads " + std::to_string(threads));
+      const DenseMatrix<T> a = random_matrix<T>(stride, batch, engine);  // batch matrices and their padding
+      std::vector<T> stack = a.data;
+      std::vector<tiledqr_factors*> f(size_t(batch), nullptr);
+      const tiledqr_options opts{0, 0, TILEDQR_TREE_AUTO, threads, TILEDQR_BACKEND_LAPACK};
+      ASSERT_EQ(geqrf_batch(batch, m, n, stack.data(), lda, stride, f.data(), &opts), TILEDQR_SUCCESS)
+          << tiledqr_last_error();
+      std::vector<T> q(size_t(batch * m * n), T(-1));
+      ASSERT_EQ(orgqr_batch<T>(batch, m, n, f.data(), q.data(), m, m * n, threads), TILEDQR_SUCCESS)
+          << tiledqr_last_error();
+      // Alone: one thread when the batch was spread, else the batch's threads.
+      tiledqr_options alone = opts;
+      if (batch > 1) alone.threads = 1;
+      for (int64_t i = 0; i < batch; ++i) {
+        std::vector<T> one(a.data.begin() + i * stride, a.data.begin() + (i + 1) * stride);
+        tiledqr_factors* g = nullptr;
+        ASSERT_EQ(TypeParam::geqrf(m, n, one.data(), lda, &g, &alone), TILEDQR_SUCCESS) << tiledqr_last_error();
+        EXPECT_TRUE(std::equal(one.begin(), one.end(), stack.begin() + i * stride)) << "matrix " << i;
+        std::vector<T> q_one(size_t(m * n));
+        ASSERT_EQ(TypeParam::orgqr(m, n, g, q_one.data(), m), TILEDQR_SUCCESS) << tiledqr_last_error();
+        EXPECT_TRUE(std::equal(q_one.begin(), q_one.end(), q.begin() + i * m * n)) << "Q of matrix " << i;
+        tiledqr_factors_free(g);
+        tiledqr_factors_free(f[size_t(i)]);
+      }
+    }
+}
+
+// Pass rule: every bad argument of the batch calls gives
+// TILEDQR_ERR_INVALID_ARGUMENT naming it; a NaN in one matrix is named by
+// its index and position, before any matrix is written, and no handle is
+// returned; batch = 0 and empty matrices return at once.
+TEST(CapiBatch, ArgumentsAndEmptyBatches) {
+  const int64_t m = 6, n = 4, batch = 5;
+  std::vector<double> a(size_t(m * n * batch), 1.0);
+  for (int64_t i = 0; i < batch; ++i)
+    for (int64_t d = 0; d < n; ++d) a[size_t(i * m * n + d + d * m)] += double(i + 2);
+  std::vector<tiledqr_factors*> f(size_t(batch), reinterpret_cast<tiledqr_factors*>(&a));
+  const auto expect = [&](int status, const char* fragment) {
+    EXPECT_EQ(status, TILEDQR_ERR_INVALID_ARGUMENT) << tiledqr_last_error();
+    EXPECT_NE(std::string(tiledqr_last_error()).find(fragment), std::string::npos) << tiledqr_last_error();
+    for (tiledqr_factors* h : f) EXPECT_EQ(h, nullptr);
+  };
+  EXPECT_EQ(tiledqr_dgeqrf_batch(-1, m, n, a.data(), m, m * n, f.data(), nullptr), TILEDQR_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tiledqr_last_error()).find("batch"), std::string::npos) << tiledqr_last_error();
+  expect(tiledqr_dgeqrf_batch(batch, m, n, a.data(), m, m * n - 1, f.data(), nullptr), "stride_a");
+  expect(tiledqr_dgeqrf_batch(batch, m, n, a.data(), m - 1, m * n, f.data(), nullptr), "lda");
+  const std::vector<double> before = a;
+  a[size_t(3 * m * n + 2 + 1 * m)] = std::numeric_limits<double>::infinity();
+  expect(tiledqr_dgeqrf_batch(batch, m, n, a.data(), m, m * n, f.data(), nullptr), "A[3](3,2) is not finite");
+  a[size_t(3 * m * n + 2 + 1 * m)] = 1.0;
+  EXPECT_EQ(a, before);
+  EXPECT_EQ(tiledqr_dgeqrf_batch(0, m, n, nullptr, m, 0, nullptr, nullptr), TILEDQR_SUCCESS);
+  EXPECT_EQ(tiledqr_dgeqrf_batch(batch, 0, n, nullptr, 1, 0, f.data(), nullptr), TILEDQR_SUCCESS);
+  for (tiledqr_factors* h : f) {
+    EXPECT_EQ(tiledqr_factors_rows(h), 0);
+    tiledqr_factors_free(h);
+  }
+  ASSERT_EQ(tiledqr_dgeqrf_batch(batch, m, n, a.data(), m, m * n, f.data(), nullptr), TILEDQR_SUCCESS);
+  std::vector<double> q(size_t(m * m * batch));
+  EXPECT_EQ(tiledqr_dorgqr_batch(batch, m, m, f.data(), q.data(), m, m * m - 1, 0), TILEDQR_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tiledqr_last_error()).find("stride_q"), std::string::npos) << tiledqr_last_error();
+  EXPECT_EQ(tiledqr_dorgqr_batch(batch, m, m + 1, f.data(), q.data(), m, m * m, 0), TILEDQR_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(tiledqr_dorgqr_batch(batch, m, m, nullptr, q.data(), m, m * m, 0), TILEDQR_ERR_INVALID_ARGUMENT);
+  std::vector<float> qf(q.size());
+  EXPECT_EQ(tiledqr_sorgqr_batch(batch, m, m, f.data(), qf.data(), m, m * m, 0), TILEDQR_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tiledqr_last_error()).find("double-precision"), std::string::npos) << tiledqr_last_error();
+  EXPECT_EQ(tiledqr_dorgqr_batch(batch, m, m, f.data(), q.data(), m, m * m, -1), TILEDQR_ERR_INVALID_ARGUMENT);
+  EXPECT_EQ(tiledqr_dorgqr_batch(batch, m, m, f.data(), q.data(), m, m * m, 0), TILEDQR_SUCCESS);
+  for (tiledqr_factors* h : f) tiledqr_factors_free(h);
 }
 
 }  // namespace

@@ -1,10 +1,14 @@
 // Tests for common/cpu_threads.{hpp,cpp}: the affinity mask's CPU count and OpenBLAS's thread
-// count restored after a scope.
+// count restored after the last single-threaded scope.
 #include "cpu_threads.hpp"
 
 #include <cblas.h>
 #include <gtest/gtest.h>
 #include <sched.h>
+
+#include <atomic>
+#include <thread>
+#include <vector>
 
 namespace tiledqr {
 namespace {
@@ -30,9 +34,34 @@ TEST(CpuThreads, BlasThreadCountRestored) {
   openblas_set_num_threads(2);
   const int before = openblas_get_num_threads();
   {
-    const ScopedBlasThreads single(1);
+    const SingleThreadedBlas single;
+    EXPECT_EQ(openblas_get_num_threads(), 1);
+    {
+      const SingleThreadedBlas nested;
+      EXPECT_EQ(openblas_get_num_threads(), 1);
+    }
     EXPECT_EQ(openblas_get_num_threads(), 1);
   }
+  EXPECT_EQ(openblas_get_num_threads(), before);
+}
+
+// Pass: scopes opened and closed by several threads at once, overlapping in
+// every order, see OpenBLAS single-threaded whenever one of them is open,
+// and the count before them is back after the last one.
+TEST(CpuThreads, ConcurrentScopesRestoreOnce) {
+  openblas_set_num_threads(2);
+  const int before = openblas_get_num_threads();
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t)
+    threads.emplace_back([&] {
+      for (int r = 0; r < 2000; ++r) {
+        const SingleThreadedBlas single;
+        if (openblas_get_num_threads() != 1) ++wrong;
+      }
+    });
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(wrong.load(), 0);
   EXPECT_EQ(openblas_get_num_threads(), before);
 }
 

@@ -3,8 +3,12 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "dag.hpp"
+#include "elimination_tree.hpp"
 #include "schedule_checker.hpp"
 
 namespace tiledqr {
@@ -76,6 +80,54 @@ TEST(QrDag, BinaryTreeShortensTallSkinnyCriticalPath) {
   EXPECT_EQ(flat_path, 64);        // geqrt then 63 tsqrt in a chain
   EXPECT_EQ(binary_path, 1 + 6);   // geqrt then log₂64 ttqrt levels
   EXPECT_EQ(greedy_path, 1 + 6);
+}
+
+// Pass rule (the DAG that applies Q or Qᵀ): its tasks are update kinds,
+// one per (elimination, tile column) — tile columns j ≥ k only with form_q —
+// with the panels in order for Qᵀ and in reverse for Q; program order is
+// topological; and every pair of tasks writing the same tile of the
+// right-hand side is ordered by a path (each writer waits for the previous
+// one), so any schedule applies each tile's updates in program order.
+TEST(ApplyDag, EveryTileUpdatedInProgramOrder) {
+  for (const Tree tree : {Tree::flat, Tree::binary, Tree::greedy})
+    for (const auto& [p, q] : std::vector<std::pair<int, int>>{{1, 1}, {6, 2}, {2, 6}, {5, 5}})
+      for (const int cols : {1, 3, 7})
+        for (const bool transpose : {true, false})
+          for (const bool form_q : {false, true}) {
+            if (form_q && transpose) continue;
+            const Dag dag = build_apply_dag(p, q, cols, tree, 1, Tree::flat, transpose, form_q);
+            const std::string what = std::string(tree_name(tree)) + " " + std::to_string(p) + "x" +
+                                     std::to_string(q) + " cols " + std::to_string(cols) +
+                                     (transpose ? " Qt" : " Q") + (form_q ? " form_q" : "");
+            int64_t expected = 0;
+            for (int k = 0; k < std::min(p, q); ++k)
+              expected += int64_t(panel_eliminations(p, k, tree).size()) * (form_q ? std::max(cols - k, 0) : cols);
+            EXPECT_EQ(dag.num_tasks(), expected) << what;
+            int32_t previous_k = transpose ? 0 : std::min(p, q) - 1;
+            std::map<std::pair<int, int>, int32_t> last_writer;
+            for (int32_t t = 0; t < dag.num_tasks(); ++t) {
+              const Task& task = dag.tasks[t];
+              EXPECT_FALSE(is_factorization(task.kind)) << what;
+              EXPECT_TRUE(!form_q || task.j >= task.k) << what;
+              EXPECT_TRUE(transpose ? task.k >= previous_k : task.k <= previous_k) << what;
+              previous_k = task.k;
+              for (int64_t e = dag.pred_offsets[t]; e < dag.pred_offsets[t + 1]; ++e) EXPECT_LT(dag.preds[e], t) << what;
+              std::vector<int> rows = {task.i};
+              if (task.kind != TaskKind::ormqr) rows.push_back(task.piv);
+              for (const int row : rows) {
+                const auto key = std::make_pair(row, int(task.j));
+                const auto found = last_writer.find(key);
+                if (found != last_writer.end()) {
+                  const int32_t* begin = dag.preds.data() + dag.pred_offsets[t];
+                  const int32_t* end = dag.preds.data() + dag.pred_offsets[t + 1];
+                  EXPECT_NE(std::find(begin, end, found->second), end) << what << ": writer " << found->second
+                                                                        << " of tile (" << row << ", " << task.j
+                                                                        << ") not before " << t;
+                }
+                last_writer[key] = t;
+              }
+            }
+          }
 }
 
 }  // namespace

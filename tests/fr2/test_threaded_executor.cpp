@@ -17,7 +17,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <map>
+#include <mutex>
 #include <random>
 #include <set>
 #include <stdexcept>
@@ -119,6 +121,15 @@ std::vector<Shape> twenty_shapes(std::mt19937_64& rng) {
   return shapes;
 }
 
+Options options_of(const Shape& s, Tree tree) {
+  Options options;
+  options.tile = s.tile;
+  options.inner_block = s.inner_block;
+  options.backend = s.backend;
+  options.tree = tree;
+  return options;
+}
+
 // Pass rule: for 1, 2, 3 and 8 workers and each tree, the tiles and T
 // factors are bit-identical (memcmp) to FR1's on 20 shapes.
 template <typename T>
@@ -127,11 +138,7 @@ void check_matches_serial(uint64_t seed) {
   for (const Shape& s : twenty_shapes(rng)) {
     const std::vector<T> a = random_matrix<T>(s.m, s.n, rng);
     for (const Tree tree : kTrees) {
-      Options options;
-      options.tile = s.tile;
-      options.inner_block = s.inner_block;
-      options.backend = s.backend;
-      options.tree = tree;
+      Options options = options_of(s, tree);
       const Factorization<T> serial = factor(a.data(), s.m, s.n, s.m, options);
       for (const int threads : {1, 2, 3, 8}) {
         SCOPED_TRACE(describe(s, tree, threads));
@@ -333,6 +340,87 @@ TEST(ThreadedErrors, ThreadCountsAndBadInput) {
   options.threads = 2;
   EXPECT_THROW(factor_threaded(a.data(), 0, 30, 50, options), InputError);
   EXPECT_THROW(factor_threaded(a.data(), 50, 30, 10, options), InputError);
+}
+
+// Pass rule: applying Qᵀ and Q to a random B and forming Q (k = min(m, n)
+// and m) on FR2's executor with 1, 2, 3 and 8 workers, with random sleeps
+// before tasks to shuffle the schedule, gives the same bits (memcmp) as
+// program order on 20 shapes and every tree: each tile's updates come in
+// the same order whatever the schedule.
+TEST(ThreadedApply, MatchesProgramOrder) {
+  std::mt19937_64 rng(test_seed() + 21);
+  for (const Shape& s : twenty_shapes(rng)) {
+    const std::vector<double> a = random_matrix<double>(s.m, s.n, rng);
+    const int64_t nrhs = 1 + int64_t(rng() % 20);
+    const std::vector<double> b = random_matrix<double>(s.m, nrhs, rng);
+    for (const Tree tree : kTrees) {
+      const Options options = options_of(s, tree);
+      const Factorization<double> f = factor(a.data(), s.m, s.n, s.m, options);
+      std::vector<double> qtb = b, qb = b, q(size_t(s.m * s.m)), thin(size_t(s.m * std::min(s.m, s.n)));
+      f.apply_qt(qtb.data(), s.m, nrhs);
+      f.apply_q(qb.data(), s.m, nrhs);
+      f.form_q(s.m, q.data(), s.m);
+      f.form_q(std::min(s.m, s.n), thin.data(), s.m);
+      for (const int threads : {1, 2, 3, 8}) {
+        SCOPED_TRACE(describe(s, tree, threads));
+        std::mt19937_64 sleeps(rng());
+        std::mutex sleeps_mutex;
+        const DagExecutor executor = [&](const Dag& dag, const std::function<void(const Task&)>& run) {
+          run_dag_threaded(dag, threads, [&](const Task& t) {
+            int micros = 0;
+            {
+              const std::lock_guard<std::mutex> lock(sleeps_mutex);
+              micros = int(sleeps() % 3 == 0 ? sleeps() % 40 : 0);
+            }
+            std::this_thread::sleep_for(std::chrono::microseconds(micros));
+            run(t);
+          });
+        };
+        std::vector<double> got_qtb = b, got_qb = b, got_q(q.size()), got_thin(thin.size());
+        f.apply_qt(got_qtb.data(), s.m, nrhs, executor);
+        f.apply_q(got_qb.data(), s.m, nrhs, executor);
+        f.form_q(s.m, got_q.data(), s.m, executor);
+        f.form_q(std::min(s.m, s.n), got_thin.data(), s.m, executor);
+        EXPECT_TRUE(same_bits(got_qtb, qtb)) << "Qt B";
+        EXPECT_TRUE(same_bits(got_qb, qb)) << "Q B";
+        EXPECT_TRUE(same_bits(got_q, q)) << "complete Q";
+        EXPECT_TRUE(same_bits(got_thin, thin)) << "thin Q";
+      }
+    }
+  }
+}
+
+// Pass rule: run_dag_threaded rethrows a task's exception once the workers
+// have stopped and runs an empty graph; run_independent calls its body
+// once for every index (none for 0), on any number of workers, and
+// rethrows the first exception.
+TEST(ThreadedApply, ErrorsAndIndependentLoop) {
+  const Dag dag = build_apply_dag(6, 3, 4, Tree::flat, 1, Tree::flat, true, false);
+  for (const int threads : {1, 2, 4}) {
+    std::atomic<int> runs{0};
+    try {
+      run_dag_threaded(dag, threads, [&](const Task&) {
+        if (runs.fetch_add(1) == 5) throw std::logic_error("task 5 failed");
+      });
+      ADD_FAILURE() << "no exception";
+    } catch (const std::logic_error& e) {
+      EXPECT_STREQ(e.what(), "task 5 failed");
+    }
+    run_dag_threaded(Dag(), threads, [](const Task&) { ADD_FAILURE() << "a task of an empty graph ran"; });
+    for (const int64_t count : {0, 1, 3, 1000}) {
+      std::vector<std::atomic<int>> seen(static_cast<size_t>(count));
+      run_independent(count, threads, [&](int64_t i) { ++seen[size_t(i)]; });
+      for (int64_t i = 0; i < count; ++i) EXPECT_EQ(seen[size_t(i)].load(), 1) << i;
+    }
+    try {
+      run_independent(100, threads, [](int64_t i) {
+        if (i == 17) throw std::runtime_error("item 17");
+      });
+      ADD_FAILURE() << "no exception";
+    } catch (const std::runtime_error& e) {
+      EXPECT_STREQ(e.what(), "item 17");
+    }
+  }
 }
 
 // Pass rule: default_tree picks binary exactly when the matrix is tall

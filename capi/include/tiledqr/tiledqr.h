@@ -51,40 +51,72 @@ enum { TILEDQR_BACKEND_LAPACK = 0, TILEDQR_BACKEND_REFERENCE = 1 };
 
 /* Options; all zeros (or a NULL pointer) means the defaults. */
 typedef struct tiledqr_options {
-  int tile;        /* b, the tile size; 0: 32 on the CPU; on the GPU 0 chooses, else 32, 64, 128 or 256 */
-  int inner_block; /* ib of the T factors (LAPACK backend, GPU tiles of 64+); 0: min(tile, 32) */
+  int tile;        /* b, the tile size; 0: chosen with the inner block and (tree AUTO) the tree from m, n and
+                      the threads (CPU) or the precision and GPU (GPU functions), by tables measured on
+                      each; on the CPU a larger tile than min(m, n) is cut to it; the GPU functions run
+                      32, 64, 128 or 256 */
+  int inner_block; /* ib of the T factors (LAPACK backend; GPU tiles of 64 and more: 16, 32 or 64), at most
+                      the tile; 0: chosen with the tile (tile 0), else min(tile, 32) */
   int tree;        /* TILEDQR_TREE_* */
-  int threads;     /* CPU worker threads; 0: every CPU this process may run on */
+  int threads;     /* CPU worker threads, cut to the CPUs this process may run on; 0: every such CPU, fewer
+                      for a small problem (one per 2^20 multiply-adds, m·n·min(m, n) a matrix) */
   int backend;     /* TILEDQR_BACKEND_* (CPU only) */
 } tiledqr_options;
 
 /* The reflectors and T factors of one factorisation (opaque). */
 typedef struct tiledqr_factors tiledqr_factors;
 
-/* A (m, n), column-major, lda >= m, m, n >= 1, finite entries. On success A
- * holds R (min(m, n), n) on and above its diagonal and zeros below it, and
- * *factors a new handle (free it with tiledqr_factors_free); on failure A is
- * unchanged and *factors is NULL. factors may be NULL when only R is wanted. */
+/* A (m, n), column-major, lda >= max(1, m), m, n >= 0, finite entries. On
+ * success A holds R (min(m, n), n) on and above its diagonal and zeros below
+ * it, and *factors a new handle (free it with tiledqr_factors_free); on
+ * failure A is unchanged and *factors is NULL. factors may be NULL when only
+ * R is wanted. m = 0 or n = 0 returns at once, as LAPACK's: A (which may
+ * then be NULL) is not touched and the handle's Q is the identity. */
 int tiledqr_dgeqrf(int64_t m, int64_t n, double* A, int64_t lda, tiledqr_factors** factors,
                    const tiledqr_options* opts);
 int tiledqr_sgeqrf(int64_t m, int64_t n, float* A, int64_t lda, tiledqr_factors** factors,
                    const tiledqr_options* opts);
 
-/* B (m, nrhs), column-major, ldb >= m, with m the factored matrix's rows:
+/* A batch of matrices A_i (m, n), i = 0 … batch-1, each column-major with
+ * leading dimension lda at A + i*stride_a (stride_a >= lda*n), factored as
+ * by *geqrf, in parallel: with at least as many matrices as threads each
+ * matrix runs on one thread (the tile chosen for one thread), otherwise
+ * the matrices run one after the other on all threads. factors: NULL, or
+ * an array of batch handles to fill. Every matrix is checked before any is
+ * factored; on failure no handle is returned (all NULL) and, if the
+ * failure came after the checks (memory), some matrices may hold R. */
+int tiledqr_dgeqrf_batch(int64_t batch, int64_t m, int64_t n, double* A, int64_t lda, int64_t stride_a,
+                         tiledqr_factors** factors, const tiledqr_options* opts);
+int tiledqr_sgeqrf_batch(int64_t batch, int64_t m, int64_t n, float* A, int64_t lda, int64_t stride_a,
+                         tiledqr_factors** factors, const tiledqr_options* opts);
+
+/* B (m, nrhs), column-major, ldb >= max(1, m), with m the factored matrix's rows:
  * B <- Q^T B (trans 'T' or 'C') or B <- Q B (trans 'N'). Left side only. */
 int tiledqr_dormqr(char trans, int64_t m, int64_t nrhs, const tiledqr_factors* factors, double* B, int64_t ldb);
 int tiledqr_sormqr(char trans, int64_t m, int64_t nrhs, const tiledqr_factors* factors, float* B, int64_t ldb);
 
-/* Q (m, k): the first k columns of the (m, m) orthogonal factor, 1 <= k <= m,
- * ldq >= m. k = min(m, n) is the thin Q, k = m the complete one. */
+/* Q (m, k): the first k columns of the (m, m) orthogonal factor, 0 <= k <= m,
+ * ldq >= max(1, m). k = min(m, n) is the thin Q, k = m the complete one.
+ * Applying Q and forming it run as task graphs on the threads the
+ * factorisation ran on. */
 int tiledqr_dorgqr(int64_t m, int64_t k, const tiledqr_factors* factors, double* Q, int64_t ldq);
 int tiledqr_sorgqr(int64_t m, int64_t k, const tiledqr_factors* factors, float* Q, int64_t ldq);
 
+/* Q_i (m, k) at Q + i*stride_q (stride_q >= ldq*k) from factors[i], i = 0 …
+ * batch-1, as by *orgqr, in parallel on `threads` threads (as
+ * tiledqr_options.threads), each handle on one thread when there are at
+ * least as many handles as threads. */
+int tiledqr_dorgqr_batch(int64_t batch, int64_t m, int64_t k, tiledqr_factors* const* factors, double* Q,
+                         int64_t ldq, int64_t stride_q, int threads);
+int tiledqr_sorgqr_batch(int64_t batch, int64_t m, int64_t k, tiledqr_factors* const* factors, float* Q,
+                         int64_t ldq, int64_t stride_q, int threads);
+
 /* Least squares X = argmin ||A X - B||_F for A (m, n), m >= n, and B (m, nrhs),
- * ldb >= m. On success A holds R as after *geqrf and B's first n rows hold X.
- * When some |r_ii| <= max(m, n)·eps·max_j |r_jj| the matrix is treated as
- * rank-deficient: TILEDQR_RANK_DEFICIENT is returned, A holds R and B is
- * unchanged. */
+ * ldb >= max(1, m, n). On success A holds R as after *geqrf and B's first n
+ * rows hold X. When some |r_ii| <= max(m, n)·eps·max_j |r_jj| the matrix is
+ * treated as rank-deficient: TILEDQR_RANK_DEFICIENT is returned, A holds R
+ * and B is unchanged. m = 0 or n = 0 returns at once with B's first
+ * max(m, n) rows set to zero (X = 0), as LAPACK's ?gels. */
 int tiledqr_dgels(int64_t m, int64_t n, int64_t nrhs, double* A, int64_t lda, double* B, int64_t ldb,
                   const tiledqr_options* opts);
 int tiledqr_sgels(int64_t m, int64_t n, int64_t nrhs, float* A, int64_t lda, float* B, int64_t ldb,

@@ -38,8 +38,8 @@ Options gpu_options(const tiledqr_options* in, int64_t m, int64_t n, bool single
   Options out;
   out.tile = o.tile;
   out.inner_block = o.inner_block;
-  const gpu::Fr4Tiles tiles = gpu::fr4_tiles(m, n, single_precision, out);  // InputError for a tile without kernels
-  out.tree = tree_option(o.tree, gpu::fr4_tree_choice(m, n, tiles.tile));
+  gpu::fr4_tiles(m, n, single_precision, out);  // InputError for a tile without kernels
+  out.tree = tree_option(o.tree, gpu::fr4_tree_choice(m, n, single_precision));
   return out;
 }
 

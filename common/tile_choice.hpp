@@ -48,9 +48,10 @@ struct TileRow {
   Tree tree;
 };
 
-// The rows of each target (tile_choice.cpp says where they were measured).
+// The rows of each target (tile_choice.cpp says where they were measured);
+// the GPU has a table for each precision.
 const std::vector<TileRow>& cpu_tile_table();
-const std::vector<TileRow>& gpu_tile_table();
+const std::vector<TileRow>& gpu_tile_table(Precision precision);
 
 // The choice for `query`. CPU: the matching row's tile evened out over the
 // narrow side (b = ⌈narrow / ⌈narrow / tile⌉⌉ rounded up to a multiple of 8,

@@ -8,7 +8,7 @@
 // number of matrices of that shape.
 //
 //   tiledqr::Options options;
-//   options.tile = 128;                      // 0: chosen for the shape (fr4_tile_choice)
+//   options.tile = 128;                      // 0: chosen for the shape (fr4_tiles)
 //   tiledqr::gpu::Fr4Factorization<double> qr(m, n, options);
 //   qr.factor(d_a, lda);                     // (m, n) col-major on the device
 //   qr.solve(d_b, ldb, nrhs, d_x, ldx);      // X = argmin ‖A X − B‖_F
@@ -45,12 +45,14 @@ struct Fr4Tiles {
 };
 
 // The tiles `options` ask for, checked: options.tile 0 takes the choice
-// for the shape and precision (fr4_tile_choice); inner_block 0 takes 32.
+// for the shape and precision (the GPU rows of common/tile_choice.cpp);
+// inner_block 0 takes 32.
 // Throws InputError for a tile or inner block the kernels do not run.
 Fr4Tiles fr4_tiles(int64_t m, int64_t n, bool single_precision, const Options& options);
-// The elimination tree for the shape and tile: a tree of pairs (binary) for
-// tall matrices, whose tile columns would otherwise be long chains.
-Tree fr4_tree_choice(int64_t m, int64_t n, int tile);
+// The elimination tree when the caller leaves it open, from the same table:
+// a tree of pairs (binary) for tall matrices (m ≥ 4n), whose tile columns
+// would otherwise be long chains, flat otherwise.
+Tree fr4_tree_choice(int64_t m, int64_t n, bool single_precision);
 
 // The task-graph executor's result: DeviceFactorization's calls
 // (common/gpu/qr_result.hpp) with this executor — the task graph of the

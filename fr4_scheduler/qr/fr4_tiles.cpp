@@ -4,30 +4,30 @@
 
 #include "errors.hpp"
 #include "fr4_qr.hpp"
+#include "tile_choice.hpp"
 
 namespace tiledqr::gpu {
 
 namespace {
 
-// Provisional until the calibration preset's table: the warp kernels
-// (tile 32) up to 4096 columns or rows, the tensor-core block kernels
-// (tile 128, inner block 32) beyond.
-Fr4Tiles fr4_tile_choice(int64_t m, int64_t n, bool single_precision) {
-  (void)single_precision;
-  const int64_t smaller = m < n ? m : n;
-  if (smaller > 4096) return Fr4Tiles{128, 32};
-  return Fr4Tiles{32, 0};
+// The GPU table's row for the shape (common/tile_choice.cpp). Its rows hold
+// for any multiprocessor count, so the query names none of the device's.
+TileChoice gpu_choice(int64_t m, int64_t n, bool single_precision) {
+  const Precision precision = single_precision ? Precision::single_precision : Precision::double_precision;
+  return choose_tile({TileTarget::gpu, m, n, precision, 1, std::string(), 1});
 }
 
 }  // namespace
 
-Tree fr4_tree_choice(int64_t m, int64_t n, int tile) {
-  (void)tile;
-  return m >= 4 * n ? Tree::binary : Tree::flat;
+Tree fr4_tree_choice(int64_t m, int64_t n, bool single_precision) {
+  return gpu_choice(m, n, single_precision).tree;
 }
 
 Fr4Tiles fr4_tiles(int64_t m, int64_t n, bool single_precision, const Options& options) {
-  if (options.tile == 0) return fr4_tile_choice(m, n, single_precision);
+  if (options.tile == 0) {
+    const TileChoice c = gpu_choice(m, n, single_precision);
+    return c.tile == 32 ? Fr4Tiles{32, 0} : Fr4Tiles{c.tile, c.inner_block};
+  }
   const int tile = options.tile, ib = options.inner_block;
   if (tile == 32) {
     if (ib != 0 && ib != 32)

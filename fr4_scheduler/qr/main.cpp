@@ -63,8 +63,8 @@ int main(int argc, char** argv) {
                              device_bytes, factor_on_gpu<double>, factor_on_gpu<float>, [&](StageDescription& stage) {
                                stage.choose_tiles = choose_tiles;
                                stage.host_schedule_bytes = host_schedule_bytes;
-                               stage.default_tree = [](int64_t m, int64_t n, int tile, int) {
-                                 return gpu::fr4_tree_choice(m, n, tile);
+                               stage.default_tree = [](int64_t m, int64_t n, int, int) {
+                                 return gpu::fr4_tree_choice(m, n, false);
                                };
                              });
 }

@@ -187,19 +187,62 @@ void add_fr3_knobs(std::vector<BenchCase>& cases) {
   }
 }
 
-// FR4 with each tree and cuSOLVER on the reference shapes.
+// FR4 at the tiles and tree it chooses for itself (--tile auto: tile 0,
+// the tree of the GPU's table) and cuSOLVER beside it: squares from 512² to
+// 16384² in both precisions, the 262144-row tall matrices in double with
+// the binary tree. Its rows are those cases of the tile_choice_gpu sweep,
+// which runs every candidate tile.
 void add_fr4_qr(std::vector<BenchCase>& cases) {
-  for (const BenchCase& c : gpu_anchor_cases("cusolver", "double")) cases.push_back(c);
-  for (const std::string tree : {"flat", "binary", "greedy"})
-    for (BenchCase c : gpu_anchor_cases("fr4", "double")) {
-      c.tree = tree;
+  for (const std::string precision : {"double", "float"})
+    for (const int64_t n : {512, 1024, 2048, 4096, 8192, 16384}) {
+      cases.push_back(make("cusolver", {n, n}, precision));
+      BenchCase c = make("fr4", {n, n}, precision);
+      c.tile = 0;
+      c.tree = "flat";
       cases.push_back(c);
     }
-  cases.push_back(largest_square("cusolver", "double"));
-  for (const std::string tree : {"flat", "binary", "greedy"}) {
-    BenchCase c = largest_square("fr4", "double");
-    c.tree = tree;
+  for (const int64_t n : {32, 64, 256, 1024}) {
+    cases.push_back(make("cusolver", {262144, n}));
+    BenchCase c = make("fr4", {262144, n});
+    c.tile = 0;
+    c.tree = "binary";
     cases.push_back(c);
+  }
+  for (BenchCase& c : cases) c.check = false;
+}
+
+// The sweep that calibrates the GPU's tile table (common/tile_choice.cpp):
+// FR4 with the warp kernels' tile 32 and the block kernels' 64, 128 and
+// 256 (inner block 32) where each could win, cuSOLVER beside it, both
+// precisions on squares and double on tall matrices (binary tree). The
+// committed report/data/tile_choice_gpu_h100.csv ran these cases with
+// --budget 3 --repeats 5 --no-check.
+void add_tile_choice_gpu(std::vector<BenchCase>& cases) {
+  const auto add = [&](const std::string& stage, Shape s, const std::string& precision, int tile,
+                       const std::string& tree) {
+    BenchCase c = make(stage, s, precision);
+    c.tile = tile;
+    c.tree = tree;
+    c.check = false;
+    cases.push_back(c);
+  };
+  for (const int n : {512, 1024, 2048, 4096})
+    for (const std::string precision : {"double", "float"}) {
+      add("cusolver", {n, n}, precision, 0, "flat");
+      for (const int tile : {32, 64}) add("fr4", {n, n}, precision, tile, "flat");
+    }
+  add("cusolver", {8192, 8192}, "double", 0, "flat");
+  for (const std::string tree : {"flat", "greedy"})
+    for (const int tile : {64, 128}) add("fr4", {8192, 8192}, "double", tile, tree);
+  add("cusolver", {16384, 16384}, "double", 0, "flat");
+  for (const int tile : {128, 256}) add("fr4", {16384, 16384}, "double", tile, "flat");
+  for (const int n : {8192, 16384}) {
+    add("cusolver", {n, n}, "float", 0, "flat");
+    for (const int tile : {32, 128}) add("fr4", {n, n}, "float", tile, "flat");
+  }
+  for (const int n : {32, 64, 256, 1024}) {
+    add("cusolver", {262144, n}, "double", 0, "flat");
+    for (const int tile : {32, 64, 128}) add("fr4", {262144, n}, "double", tile, "binary");
   }
 }
 
@@ -229,7 +272,7 @@ void add_quick(std::vector<BenchCase>& cases, int hardware_threads) {
 }  // namespace
 
 std::vector<std::string> preset_names() {
-  return {"quick", "fr1_cpu", "fr1_fr2_serial", "fr2_cpu", "tile_choice_cpu", "fr3_gpu", "fr3_knobs", "fr4_qr"};
+  return {"quick", "fr1_cpu", "fr1_fr2_serial", "fr2_cpu", "tile_choice_cpu", "tile_choice_gpu", "fr3_gpu", "fr3_knobs", "fr4_qr"};
 }
 
 std::vector<BenchCase> preset_cases(const std::string& name, int hardware_threads) {
@@ -239,6 +282,7 @@ std::vector<BenchCase> preset_cases(const std::string& name, int hardware_thread
   else if (name == "fr1_fr2_serial") add_fr1_fr2_serial(cases);
   else if (name == "fr2_cpu") add_fr2_cpu(cases, hardware_threads);
   else if (name == "tile_choice_cpu") add_tile_choice_cpu(cases, hardware_threads);
+  else if (name == "tile_choice_gpu") add_tile_choice_gpu(cases);
   else if (name == "fr3_gpu") add_fr3_gpu(cases);
   else if (name == "fr3_knobs") add_fr3_knobs(cases);
   else if (name == "fr4_qr") add_fr4_qr(cases);

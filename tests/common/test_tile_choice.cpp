@@ -37,7 +37,8 @@ TEST(TileChoice, CpuTileFitsTheMatrix) {
 // Pass rule: a matching row's tile is used as it stands when it divides the
 // narrow side evenly; the last row of each table matches every query.
 TEST(TileChoice, TablesAreReadInOrder) {
-  for (const std::vector<TileRow>* table : {&cpu_tile_table(), &gpu_tile_table()}) {
+  for (const std::vector<TileRow>* table : {&cpu_tile_table(), &gpu_tile_table(Precision::double_precision),
+                                             &gpu_tile_table(Precision::single_precision)}) {
     ASSERT_FALSE(table->empty());
     const TileRow& last = table->back();
     EXPECT_EQ(last.aspect, 0.0);
@@ -62,15 +63,42 @@ TEST(TileChoice, TablesAreReadInOrder) {
   }
 }
 
-// Pass rule: the GPU gets tile 32 (its warp kernels') and the GPU
-// interface's tree, binary for m ≥ 4n, until its table is calibrated.
-TEST(TileChoice, GpuKeepsTile32) {
-  const TileChoice square = choose_tile({TileTarget::gpu, 4096, 4096, Precision::double_precision, 1, "any", 132});
-  EXPECT_EQ(square.tile, 32);
-  EXPECT_EQ(square.tree, Tree::flat);
-  const TileChoice tall = choose_tile({TileTarget::gpu, 262144, 64, Precision::single_precision, 1, "any", 132});
-  EXPECT_EQ(tall.tile, 32);
-  EXPECT_EQ(tall.tree, Tree::binary);
+// Pass rule: the GPU's choice is the measured winner of each calibrated
+// shape (report/data/tile_choice_gpu_h100.csv): double takes the warp
+// kernels' tile 32 up to 4096², the block kernels' 64 at 8192² and 256 at
+// 16384²; tall matrices the binary tree with tile 32 up to 256 columns, 64
+// at 1024; single precision tile 32 everywhere; every GPU tile is one the
+// task-graph factorisation runs, its inner block 32.
+TEST(TileChoice, GpuTableGivesTheMeasuredWinners) {
+  const auto gpu = [](int64_t m, int64_t n, Precision p) {
+    return choose_tile({TileTarget::gpu, m, n, p, 1, "NVIDIA H100 80GB HBM3", 132});
+  };
+  const Precision d = Precision::double_precision, s = Precision::single_precision;
+  struct Expected {
+    int64_t m, n;
+    Precision precision;
+    int tile;
+    Tree tree;
+  };
+  const std::vector<Expected> expected = {
+      {512, 512, d, 32, Tree::flat},           {4096, 4096, d, 32, Tree::flat},
+      {8192, 8192, d, 64, Tree::flat},         {16384, 16384, d, 256, Tree::flat},
+      {262144, 32, d, 32, Tree::binary},       {262144, 256, d, 32, Tree::binary},
+      {262144, 1024, d, 64, Tree::binary},     {4096, 4096, s, 32, Tree::flat},
+      {8192, 8192, s, 32, Tree::flat},         {16384, 16384, s, 32, Tree::flat},
+      {262144, 1024, s, 32, Tree::binary},     {3000, 5000, d, 32, Tree::flat},
+  };
+  for (const Expected& e : expected) {
+    const TileChoice c = gpu(e.m, e.n, e.precision);
+    EXPECT_EQ(c.tile, e.tile) << e.m << "x" << e.n;
+    EXPECT_EQ(c.tree, e.tree) << e.m << "x" << e.n;
+    EXPECT_EQ(c.inner_block, 32) << e.m << "x" << e.n;
+  }
+  for (const Precision p : {d, s})
+    for (const TileRow& row : gpu_tile_table(p)) {
+      EXPECT_TRUE(row.tile == 32 || row.tile == 64 || row.tile == 128 || row.tile == 256) << row.tile;
+      EXPECT_EQ(row.inner_block, 32);
+    }
 }
 
 // Pass rule: an empty matrix gets tile 1; negative sizes and a worker count

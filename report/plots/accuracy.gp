@@ -2,7 +2,7 @@
 # residual ‖A − QR‖_F/(‖A‖_F·n·ε) and orthogonality ‖I − QᵀQ‖_F/(n·ε).
 load 'style.gp'
 cpu = data.'/fr1_cpu.csv'; threads = data.'/fr2_cpu.csv'
-gpu3 = data.'/fr3_gpu.csv'; gpu4 = data.'/fr4_qr.csv'
+gpu3 = data.'/fr3_gpu.csv'; gpu4 = data.'/fr4_qr_tile32_h200.csv'  # the FR4 run with residuals (tile 32)
 stats threads using col_threads nooutput
 most = STATS_max
 set multiplot layout 1,2 title 'Accuracy (square matrices, double; the bound is 50)'
@@ -28,7 +28,7 @@ do for [measure in 'residual orthogonality'] {
     $a2 using 1:2 smooth unique w lp lt 2 t 'FR2', \
     $a3 using 1:2 smooth unique w lp lt 8 t 'LAPACK', \
     $a4 using 1:2 smooth unique w lp lt 3 t 'FR3', \
-    $a5 using 1:2 smooth unique w lp lt 4 t 'FR4', \
+    $a5 using 1:2 smooth unique w lp lt 4 t 'FR4 (tile 32)', \
     $a6 using 1:2 smooth unique w lp lt 7 t 'cuSOLVER', \
     50 w l dt 2 lc rgb '#444444' t 'bound 50'
 }

@@ -25,5 +25,5 @@ plot \
   $lapack1 using 1:2 smooth unique w lp lt 8 t 'LAPACK dgeqrf (1 thread)', \
   $lapackall using 1:2 smooth unique w lp lt 9 t sprintf('LAPACK dgeqrf (%d threads)', most), \
   $fr3 using 1:2 smooth unique w lp lt 3 t 'FR3 (GPU scheduler warp)', \
-  $fr4 using 1:2 smooth unique w lp lt 4 t 'FR4 flat tree', \
+  $fr4 using 1:2 smooth unique w lp lt 4 t 'FR4 (tile chosen for the shape)', \
   $cusolver using 1:2 smooth unique w lp lt 7 t 'cuSOLVER dgeqrf'

@@ -1,7 +1,7 @@
 // The Householder building blocks every tile kernel shares, written once for
 // host and device (TILEDQR_HOST_DEVICE).
 //
-// A reflector is H = I − τ v vᵀ with v(0) = 1 implicit. Seed 000 §II.B
+// A reflector is H = I − τ v vᵀ with v(0) = 1 implicit. The paper "Task-Based Scheduling Implementing Tiled Linear Algebra on GPUs" §II.B
 // writes the update of A by H as a_ij += y_i z_j with y_i = −2 v_i / (vᵀv)
 // and z_j = Σ_k a_kj v_k (its Algorithm 3, O(b²) per reflector, no explicit
 // P). Since v(0) = 1, τ = 2 / (vᵀv), so the same update reads
@@ -110,7 +110,7 @@ TILEDQR_HOST_DEVICE T make_reflector(int n, T& alpha, T* x, int incx) {
 
 // Applies H = I − τ v vᵀ, v = [1; v_rest], to the stacked block
 // [top (1, n), stride ld_top; bottom (mv, n) col-major, ld_bottom]:
-// w = top + v_restᵀ bottom; top −= τ w; bottom −= τ v_rest w (seed 000
+// w = top + v_restᵀ bottom; top −= τ w; bottom −= τ v_rest w (the same paper
 // Algorithm 3, one column at a time).
 template <typename T>
 TILEDQR_HOST_DEVICE void apply_reflector(int mv, int n, const T* v_rest, T tau, T* top, int ld_top,

@@ -1,4 +1,4 @@
-// The reference tile kernels (seed 000 Algorithm 3) against LAPACK.
+// The reference tile kernels (the paper "Task-Based Scheduling Implementing Tiled Linear Algebra on GPUs" Algorithm 3) against LAPACK.
 #include <gtest/gtest.h>
 #include <lapacke.h>
 

@@ -1,4 +1,4 @@
-// The seed's task grid (seed 000 §II.C) against the flat-tree DAG.
+// The seed's task grid (the paper "Task-Based Scheduling Implementing Tiled Linear Algebra on GPUs" §II.C) against the flat-tree DAG.
 #include <gtest/gtest.h>
 
 #include "host_task_grid.hpp"
@@ -8,7 +8,7 @@
 namespace tiledqr {
 namespace {
 
-// The grid drawn as seed 000 §II.C draws it: a task name in a cell whose
+// The grid drawn as the same paper §II.C draws it: a task name in a cell whose
 // task is ready, "done" where all of a cell's tasks completed, "-" else.
 std::vector<std::string> draw(const TaskGrid& grid) {
   std::vector<std::string> rows;
@@ -25,7 +25,7 @@ std::vector<std::string> draw(const TaskGrid& grid) {
   return rows;
 }
 
-// Pass rule: the 2×2 walk-through of seed 000 §II.C, state by state:
+// Pass rule: the 2×2 walk-through of the same paper §II.C, state by state:
 // geqrt; then ormqr and tsqrt; tsqrt runs first and spawns nothing; ormqr
 // spawns tsmqr; tsmqr spawns the final geqrt; then the finished state.
 TEST(TaskGridWalkthrough, SeedTwoByTwo) {

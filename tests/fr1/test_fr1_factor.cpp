@@ -81,7 +81,7 @@ TEST(Fr1VsLapack, LapackBackendDouble) {
   for (size_t s = 0; s < kShapes.size(); ++s) expect_matches_lapack<double>(kShapes[s], o, 1e-10, 100 + s);
 }
 
-// Pass rule: as above, reference backend (seed 000 Algorithm 3), double.
+// Pass rule: as above, reference backend (the paper "Task-Based Scheduling Implementing Tiled Linear Algebra on GPUs" Algorithm 3), double.
 TEST(Fr1VsLapack, ReferenceBackendDouble) {
   Options o;
   o.backend = Backend::reference;

@@ -4,8 +4,8 @@
 
 namespace tiledqr::kernels {
 
-// geqrt (seed 000: DGEQT2) — QR of one tile, A = Q R with Q = H_0 ⋯ H_{k−1},
-// k = min(m, n), by seed 000 Algorithm 3 (no explicit P).
+// geqrt (the paper "Task-Based Scheduling Implementing Tiled Linear Algebra on GPUs": DGEQT2) — QR of one tile, A = Q R with Q = H_0 ⋯ H_{k−1},
+// k = min(m, n), by the same paper Algorithm 3 (no explicit P).
 //   a   (m, n) col-major, lda ≥ m: on exit R in the upper triangle and the
 //       reflectors' v below the diagonal (unit diagonal implicit);
 //   tau (k): the reflectors' τ.

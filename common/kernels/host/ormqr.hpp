@@ -4,7 +4,7 @@
 
 namespace tiledqr::kernels {
 
-// ormqr (seed 000: DLARFB) — C ← Qᵀ C (transpose) or C ← Q C, with
+// ormqr (the paper "Task-Based Scheduling Implementing Tiled Linear Algebra on GPUs": DLARFB) — C ← Qᵀ C (transpose) or C ← Q C, with
 // Q = H_0 ⋯ H_{k−1} from geqrt.
 //   v   (m, k) col-major, ldv ≥ m: reflectors below the diagonal, as geqrt leaves them;
 //   tau (k);

@@ -4,7 +4,7 @@
 
 namespace tiledqr::kernels {
 
-// tsmqr (seed 000: DSSRFB) — [A1; A2] ← Qᵀ [A1; A2] (transpose) or Q [A1; A2],
+// tsmqr (the paper "Task-Based Scheduling Implementing Tiled Linear Algebra on GPUs": DSSRFB) — [A1; A2] ← Qᵀ [A1; A2] (transpose) or Q [A1; A2],
 // with Q = H_0 ⋯ H_{k−1} from tsqrt (v_l = [e_l; V2(:, l)]).
 //   v   (m, k) col-major, ldv ≥ m: V2 from tsqrt;
 //   tau (k);

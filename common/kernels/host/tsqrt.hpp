@@ -4,9 +4,9 @@
 
 namespace tiledqr::kernels {
 
-// tsqrt (seed 000: DTSQT2) — QR of a triangle on top of a square:
+// tsqrt (the paper "Task-Based Scheduling Implementing Tiled Linear Algebra on GPUs": DTSQT2) — QR of a triangle on top of a square:
 // [R; A2] = Q [R̂; 0]. The top part of each v is e_j (the implicit identity
-// block of seed 000 §I.C), so only the bottom part is stored, in A2.
+// block of the same paper §I.C), so only the bottom part is stored, in A2.
 //   a1  (n, n) col-major, lda1 ≥ n: upper triangle R in, R̂ out; the strict
 //       lower triangle is not touched (it keeps geqrt's reflectors);
 //   a2  (m, n) col-major, lda2 ≥ m: A2 in, V2 out;

@@ -6,8 +6,8 @@
 
 namespace tiledqr::gpu {
 
-// warp_geqrt (seed 000: DGEQT2) — one warp factors one tile, A = Q R with
-// Q = H_0 ⋯ H_31, H_j = I − τ_j v_j v_jᵀ (seed 000 Algorithm 3, §II.D: a
+// warp_geqrt (the paper "Task-Based Scheduling Implementing Tiled Linear Algebra on GPUs": DGEQT2) — one warp factors one tile, A = Q R with
+// Q = H_0 ⋯ H_31, H_j = I − τ_j v_j v_jᵀ (the same paper Algorithm 3, §II.D: a
 // lane per column). The warp twin of kernels::geqrt(32, 32, ...).
 //   a      (32, 32) col-major, ld = 32, global: A in; R on and above the
 //          diagonal and v_j(j+1..31) below it out (unit diagonal implicit);

@@ -5,7 +5,7 @@
 
 namespace tiledqr::gpu {
 
-// warp_ormqr (seed 000: DLARFB) — one warp applies a geqrt's Q to one tile:
+// warp_ormqr (the paper "Task-Based Scheduling Implementing Tiled Linear Algebra on GPUs": DLARFB) — one warp applies a geqrt's Q to one tile:
 // C ← Qᵀ C (transpose) or C ← Q C, Q = H_0 ⋯ H_31. The warp twin of
 // kernels::ormqr(transpose, 32, 32, 32, ...).
 //   v      (32, 32) col-major, ld = 32, global: the reflectors below the
@@ -14,7 +14,7 @@ namespace tiledqr::gpu {
 //   c      (32, 32) col-major, ld = 32, global: C in, the product out;
 //   shared warp_shared_elements of T, shared memory, this warp's alone;
 //   lane   threadIdx.x % 32.
-// Lane c owns column c of C (seed 000 §II.D: "the update of each column can
+// Lane c owns column c of C (the same paper §II.D: "the update of each column can
 // be done in parallel"); for each reflector it forms w = τ v_lᵀ c and
 // c ← c − w v_l over all 32 rows, with V staged as the unit lower triangle
 // (zeros above the diagonal leave those rows unchanged).

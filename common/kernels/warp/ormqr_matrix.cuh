@@ -10,7 +10,7 @@
 namespace tiledqr::gpu {
 
 // apply_q_kernel — B ← Qᵀ B (transpose) or Q B with the Q of a flat-tree
-// factorisation, Q = Π_k (Q_kk Π_{i>k} Q_ik) (seed 000 §I.C: ormqr then the
+// factorisation, Q = Π_k (Q_kk Π_{i>k} Q_ik) (the paper "Task-Based Scheduling Implementing Tiled Linear Algebra on GPUs" §I.C: ormqr then the
 // tsmqr chain of each panel, in panel order for Qᵀ, reversed for Q).
 //   v_tiles   (p·q tiles): the factored tiles (V below R);
 //   tau_local (32 per tile): τ of geqrt on (k, k); tau_merge: τ of tsqrt on (i, k);

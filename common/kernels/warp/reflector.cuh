@@ -9,7 +9,7 @@
 // the column being eliminated and forms xᵀx itself (the same operations in
 // the same order, so every lane gets the same bits and branches alike)
 // and, in the same loop, the dot product xᵀa with its own column a, which
-// the update a ← H a = a − τ (a_j + scale·xᵀa)·[1; scale·x] needs (seed 000
+// the update a ← H a = a − τ (a_j + scale·xᵀa)·[1; scale·x] needs (the paper "Task-Based Scheduling Implementing Tiled Linear Algebra on GPUs"
 // Algorithm 3 with y_i = −τ v_i, z = vᵀa). No reduction between lanes.
 //
 // alpha² + xᵀx is formed directly when it can neither overflow nor lose

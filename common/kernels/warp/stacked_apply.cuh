@@ -1,5 +1,5 @@
 // The loop warp_tsmqr and warp_ttmqr share: apply the reflectors of a
-// triangle-on-top factorisation to a stacked pair of tiles (seed 000
+// triangle-on-top factorisation to a stacked pair of tiles (the paper "Task-Based Scheduling Implementing Tiled Linear Algebra on GPUs"
 // §II.B, DSSRFB: the top part of each v is e_l, so only V2 is read).
 #pragma once
 

@@ -1,5 +1,5 @@
 // The loop warp_tsqrt and warp_ttqrt share: one warp factors a triangle on
-// top of a tile, full (tsqrt) or upper triangular (ttqrt), seed 000 §II.B.
+// top of a tile, full (tsqrt) or upper triangular (ttqrt), the paper "Task-Based Scheduling Implementing Tiled Linear Algebra on GPUs" §II.B.
 #pragma once
 
 #include "reflector.cuh"

@@ -1,6 +1,6 @@
 // What every warp tile kernel shares: the tile size, the shared-memory
 // workspace a calling warp lends them, and moving a (32, 32) tile between
-// global memory and the lanes' registers (seed 000 §II.D item 2: tile size
+// global memory and the lanes' registers (the paper "Task-Based Scheduling Implementing Tiled Linear Algebra on GPUs" §II.D item 2: tile size
 // 32, one lane per column of the tile).
 //
 // Contract of every kernel in this folder: the 32 lanes of one warp call it

@@ -5,7 +5,7 @@
 
 namespace tiledqr::gpu {
 
-// warp_tsmqr (seed 000: DSSRFB) — one warp applies a tsqrt's Q to a pair of
+// warp_tsmqr (the paper "Task-Based Scheduling Implementing Tiled Linear Algebra on GPUs": DSSRFB) — one warp applies a tsqrt's Q to a pair of
 // tiles: [A1; A2] ← Qᵀ [A1; A2] (transpose) or Q [A1; A2], Q = H_0 ⋯ H_31,
 // v_l = [e_l; V2(:, l)]. The warp twin of kernels::tsmqr(transpose, 32, 32,
 // 32, ...).

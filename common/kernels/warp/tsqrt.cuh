@@ -5,7 +5,7 @@
 
 namespace tiledqr::gpu {
 
-// warp_tsqrt (seed 000: DTSQT2) — one warp factors a triangle on top of a
+// warp_tsqrt (the paper "Task-Based Scheduling Implementing Tiled Linear Algebra on GPUs": DTSQT2) — one warp factors a triangle on top of a
 // square tile, [R; A2] = Q [R̂; 0], Q = H_0 ⋯ H_31 with v_j = [e_j; V2(:, j)]
 // (the top part is the implicit identity block, so only V2 is stored). The
 // warp twin of kernels::tsqrt(32, 32, ...).

@@ -57,7 +57,7 @@ __device__ __forceinline__ void apply_stacked(const T* v2, T my_tau, T (&top)[ti
 }
 
 // [A1; A2] ← Qᵀ [A1; A2] (transpose) or Q [A1; A2], Q = H_0 ⋯ H_31,
-// v_l = [e_l; V2(:, l)] (seed 000: DSSRFB, Algorithm 3 one reflector at a
+// v_l = [e_l; V2(:, l)] (the paper "Task-Based Scheduling Implementing Tiled Linear Algebra on GPUs": DSSRFB, Algorithm 3 one reflector at a
 // time, in the order and with the operations of kernels::tsmqr):
 //   v      (32, 32) col-major, ld = 32, global: V2 from tsqrt;
 //   tau    (32), global;

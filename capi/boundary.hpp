@@ -4,12 +4,13 @@
 // libtiledqr and libtiledqr_gpu alike.
 //
 // Everything that throws or catches here is inline, so each shared library
-// throws, catches and translates its own exceptions with its own code: no
-// exception is rethrown, or caught, in a library other than the one that
-// threw it. A rethrow from one library of an exception caught in another
-// ends in std::terminate where the two do not share the C++ runtime's
-// exception state. Only the record of the last error (fail, clear_error),
-// which throws nothing, is one copy in libtiledqr.
+// catches and translates the exceptions that reach its C entry points with
+// its own code, and its argument checks throw and are caught within it.
+// Nothing is rethrown across a library boundary: a rethrow in one library
+// of an exception caught in another ends in std::terminate where the two do
+// not share the C++ runtime's exception state. Only the record of the last
+// error (fail, clear_error), which throws nothing, is one copy in
+// libtiledqr.
 #pragma once
 
 #include <algorithm>

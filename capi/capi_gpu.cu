@@ -23,8 +23,6 @@ struct tiledqr_gpu_factors {
 namespace tiledqr::capi {
 namespace {
 
-constexpr int64_t gpu_tile = 32;
-
 // TILEDQR_SUCCESS, or the status and message of check_kernel_image().
 int device_status() {
   const gpu::KernelImageCheck check = gpu::check_kernel_image();
@@ -32,12 +30,16 @@ int device_status() {
   return fail(check.no_device ? TILEDQR_ERR_NO_GPU : TILEDQR_ERR_GPU_ARCH, check.message);
 }
 
-Options gpu_options(const tiledqr_options* in, int64_t m, int64_t n) {
+// The options of a GPU factorisation of (m, n), checked before any CUDA
+// call: tile 0 (chosen for the shape) or one the kernels run, with its
+// inner block (gpu::fr4_tiles), and the tree (AUTO: the GPU's choice).
+Options gpu_options(const tiledqr_options* in, int64_t m, int64_t n, bool single_precision) {
   const tiledqr_options o = in ? *in : tiledqr_options{};
-  if (o.tile != 0 && o.tile != gpu_tile)
-    throw InputError("the GPU factorisation runs tile 32 only (options.tile 0 or 32), got " + std::to_string(o.tile));
   Options out;
-  out.tree = tree_option(o.tree, m >= 4 * n ? Tree::binary : Tree::flat);
+  out.tile = o.tile;
+  out.inner_block = o.inner_block;
+  const gpu::Fr4Tiles tiles = gpu::fr4_tiles(m, n, single_precision, out);  // InputError for a tile without kernels
+  out.tree = tree_option(o.tree, gpu::fr4_tree_choice(m, n, tiles.tile));
   return out;
 }
 
@@ -52,7 +54,8 @@ std::unique_ptr<gpu::Fr4Factorization<T>> factor_on_device(int64_t m, int64_t n,
   auto qr = std::make_unique<gpu::Fr4Factorization<T>>(m, n, options);
   qr->launch_factor(d_a, ldda, stream);
   qr->finish_factor();
-  gpu::extract_r_kernel<T><<<gpu::grid_for(m * n), 256, 0, stream>>>(qr->device_tiles(), qr->tile_rows(), m, n,
+  gpu::extract_r_kernel<T><<<gpu::grid_for(m * n), 256, 0, stream>>>(qr->device_tiles(), qr->tile_rows(),
+                                                                       qr->tile_size(), m, n,
                                                                        d_a, ldda);
   gpu::check_launch("writing R");
   gpu::check(cudaStreamSynchronize(stream), "writing R");
@@ -67,7 +70,7 @@ int gpu_geqrf(int64_t m, int64_t n, T* d_a, int64_t ldda, tiledqr_gpu_factors** 
     // The arguments first: a bad one gives TILEDQR_ERR_INVALID_ARGUMENT
     // before any CUDA call, with or without a GPU.
     check_shape(m, n, d_a, ldda, "dA");
-    const Options options = gpu_options(opts, m, n);
+    const Options options = gpu_options(opts, m, n, sizeof(T) == sizeof(float));
     if (const int status = device_status(); status != TILEDQR_SUCCESS) return status;
     std::unique_ptr<gpu::Fr4Factorization<T>> qr = factor_on_device(m, n, d_a, ldda, options, stream);
     if (out) {
@@ -84,7 +87,7 @@ int gpu_geqrf_host(int64_t m, int64_t n, T* a, int64_t lda, tiledqr_factors** ou
   if (out) *out = nullptr;
   return guarded([&] {
     check_shape(m, n, a, lda, "A");  // the arguments before any CUDA call
-    const Options options = gpu_options(opts, m, n);
+    const Options options = gpu_options(opts, m, n, sizeof(T) == sizeof(float));
     check_finite(a, m, n, lda, "A");
     if (const int status = device_status(); status != TILEDQR_SUCCESS) return status;
     const gpu::DeviceBuffer<T> d_a = gpu::upload_matrix(a, m, n, lda);

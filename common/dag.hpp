@@ -1,12 +1,13 @@
-// The explicit DAG of the tiled QR (docs/design.md §4): every task of the chosen
-// elimination tree with its predecessors. Edges are inferred from each
+// The explicit DAG of the tiled QR (docs/design.md §4): every task of the
+// chosen elimination tree with its predecessors. Edges are inferred from each
 // task's tile accesses in program order (read-after-write, write-after-read,
-// write-after-write), as PLASMA's dynamic scheduler does, so the edge the
-// seed's list misses — successive tsmqr of one step share A_kj read-write —
-// is there by construction. Each tile in column k is two data objects, its
-// strict lower part (geqrt's V, read by ormqr) and its upper part (R, or the
-// V of ttqrt), so ormqr and tsqrt/ttqrt of one panel do not wait on each
-// other, exactly as in the seed's dependency list.
+// write-after-write), as PLASMA's dynamic scheduler does, so the edge that the
+// task-grid paper's list misses — successive tsmqr of one step share A_kj
+// read-write — is there by construction. Each tile in column k is two data
+// objects, its strict lower part (geqrt's V, read by ormqr) and its upper part
+// (R, or the V of ttqrt), so ormqr and tsqrt/ttqrt of one panel do not wait on
+// each other, exactly as in that paper's dependency list ("Task-Based
+// Scheduling Implementing Tiled Linear Algebra on GPUs", §II.C).
 #pragma once
 
 #include <cstdint>

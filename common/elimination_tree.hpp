@@ -2,7 +2,8 @@
 // order (docs/design.md §8). This is the one place the trees are defined: the DAG
 // builder and the application of Q both read it.
 //   flat:   geqrt(k), then tsqrt merges rows k+1, k+2, … into row k one by
-//           one (the seed's Algorithm 2);
+//           one (Algorithm 2 of "Task-Based Scheduling Implementing Tiled
+//           Linear Algebra on GPUs");
 //   binary: geqrt on every tile of the panel, then ttqrt merges pairs of
 //           neighbours at distance 1, 2, 4, … (log₂ levels);
 //   greedy: geqrt on every tile, then at each level the upper half of the

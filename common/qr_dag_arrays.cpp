@@ -30,30 +30,6 @@ void check_memory(uint64_t bytes, uint64_t limit, const std::string& what) {
                      format_bytes(double(allowed)) + (limit != 0 ? " allowed" : " available"));
 }
 
-// One elimination of panel k seen from the sweeps: the id of its factor
-// task, the factor id of the next elimination on the row it keeps (−1 if
-// none) and, when it merges a row away, the id that column offset u of it
-// hands on to in step k+1 minus u (−1 if none).
-struct ElimIds {
-  Elim elim;
-  int64_t self;
-  int64_t next;
-  int64_t below;
-};
-
-ElimIds elim_ids(const Shape& s, int32_t k, int32_t e, int64_t step_base, int64_t next_step_base) {
-  const int32_t r = s.p - k;
-  const int64_t c = s.q - k;
-  ElimIds ids;
-  ids.elim = qr_dag::detail::elim_at(s.tree, r, e);
-  ids.self = step_base + e * c;
-  int32_t next = 0;
-  ids.next = qr_dag::detail::next_elim(s.tree, r, ids.elim, e, next) ? step_base + next * c : -1;
-  // id(k+1, d−1, u−1) = below + u; only updates (u ≥ 1) use it.
-  ids.below = ids.elim.kind != TaskKind::geqrt ? next_step_base + (ids.elim.d - 1) * (c - 1) - 1 : -1;
-  return ids;
-}
-
 // Predecessors of the factor task and of each update of elimination `m` of step k.
 void elim_pred_counts(int32_t k, const Elim& m, uint8_t& factor, uint8_t& update) {
   const uint8_t later = k > 0 ? 1 : 0;
@@ -90,6 +66,19 @@ int32_t fill_update_priorities(int32_t* self, const int32_t* a, const int32_t* b
 constexpr size_t mapped_bytes = size_t(4) << 20;
 
 }  // namespace
+
+ElimIds elim_ids(const Shape& s, int32_t k, int32_t e, int64_t step_base, int64_t next_step_base) {
+  const int32_t r = s.p - k;
+  const int64_t c = s.q - k;
+  ElimIds ids;
+  ids.elim = qr_dag::detail::elim_at(s.tree, r, e);
+  ids.self = step_base + e * c;
+  int32_t next = 0;
+  ids.next = qr_dag::detail::next_elim(s.tree, r, ids.elim, e, next) ? step_base + next * c : -1;
+  // id(k+1, d−1, u−1) = below + u; only updates (u ≥ 1) use it.
+  ids.below = ids.elim.kind != TaskKind::geqrt ? next_step_base + (ids.elim.d - 1) * (c - 1) - 1 : -1;
+  return ids;
+}
 
 namespace detail {
 

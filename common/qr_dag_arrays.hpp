@@ -61,6 +61,22 @@ struct SuccessorCsr {
   TaskArray<Index> succs;    // (num_edges)
 };
 
+// Elimination e of panel k as the sweeps over the eliminations see it:
+// the id of its factor task (its update of tile column k + u is self + u,
+// 1 ≤ u < q − k), the factor id of the next elimination on the row it
+// keeps (−1 if none) and, when it merges a row away, `below`: its update u
+// hands its tile on to task below + u of step k + 1 (−1 if none). The
+// successors of the factor task are its updates and `next`; those of
+// update u are next + u and below + u, where they exist.
+//   step_base = qr_dag::step_begin(s, k), next_step_base = qr_dag::step_begin(s, k + 1)
+struct ElimIds {
+  qr_dag::detail::Elim elim;
+  int64_t self;
+  int64_t next;
+  int64_t below;
+};
+ElimIds elim_ids(const qr_dag::Shape& s, int32_t k, int32_t e, int64_t step_base, int64_t next_step_base);
+
 // Number of edges (the sum of the predecessor counts), in O(steps).
 int64_t count_edges(const qr_dag::Shape& shape);
 

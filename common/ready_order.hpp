@@ -1,7 +1,11 @@
-// The priority CPU executors use to pick among ready tasks (seed 000 §II.C:
-// "the factorisation tasks unlock entire rows of applications, making
-// their execution higher priority"): factorisations first, then the
-// earliest step, then the lowest tile row and column.
+// The priority the threaded executor (fr2_threaded/) uses to pick among the
+// ready tasks of the task grid (after "Task-Based Scheduling Implementing Tiled
+// Linear Algebra on GPUs", §II.C: "the factorisation tasks unlock entire rows
+// of applications, making their execution higher priority"): factorisations
+// first, then the earliest step, then the lowest tile row and column. The
+// serial executor runs two FIFO queues instead (factorisations first, each in
+// the order it became ready) and uses this order only to sort the ready tasks
+// for the schedule tests' picker.
 #pragma once
 
 #include "task.hpp"

@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <limits>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -157,31 +158,45 @@ int run(const StageConfig& config, const StageOutputs& outputs, const StageDescr
   DenseMatrix<T> a;
   std::string source;
   Options options = config.options;
-  // Tile clamped to the matrix (CPU kernels: GPU stages have a fixed
-  // tile), the tree chosen, then the whole run's memory against the limits.
+  // Tile clamped to the matrix (CPU kernels) or chosen by the stage, and
+  // the tree chosen; then the device's memory (a GPU stage), then the whole
+  // run's host memory against the limits. The device comes first: a GPU
+  // stage's matrix lives on the device, and a request too large for it is
+  // that, whatever the host could hold.
+  std::string kernels = stage.own_kernels.empty() ? backend_name(options.backend) : stage.own_kernels;
   auto plan = [&](int64_t m, int64_t n) {
     if (stage.own_kernels.empty()) options.tile = clamp_tile(options.tile, m, n);
+    if (stage.choose_tiles) {
+      const StageDescription::Tiles tiles = stage.choose_tiles(m, n, options, sizeof(T) == sizeof(float));
+      options.tile = tiles.tile;
+      options.inner_block = tiles.inner_block;
+      kernels = tiles.kernels;
+    }
     if (!config.tree_given && stage.default_tree)
       options.tree = stage.default_tree(m, n, options.tile, options.threads);
-    ensure_memory(qr_memory_need(m, n, options, sizeof(T), !config.input.empty()), options.threads,
-                  "a " + std::to_string(m) + " x " + std::to_string(n) + " factorisation");
+    if (stage.check_memory) stage.check_memory(m, n, sizeof(T), options);
+  };
+  auto ensure_host_memory = [&](int64_t m, int64_t n) {
+    QrMemoryNeed need = qr_memory_need(m, n, options, sizeof(T), !config.input.empty());
+    if (stage.host_schedule_bytes) need.schedule = stage.host_schedule_bytes(m, n, options);
+    ensure_memory(need, options.threads, "a " + std::to_string(m) + " x " + std::to_string(n) + " factorisation");
   };
   if (!config.input.empty()) {
     {
       const NvtxRange range("read");
       a = to_precision<T>(read_matrix_file(config.input), config.input);
     }
-    if (stage.check_memory) stage.check_memory(a.rows, a.cols, sizeof(T));
     if (a.rows < 1 || a.cols < 1)
       throw InputError(config.input + ": matrix is " + std::to_string(a.rows) + "x" +
                        std::to_string(a.cols) + "; need at least 1x1");
-    check_finite(a, config.input, config.allow_nonfinite);
     plan(a.rows, a.cols);
+    check_finite(a, config.input, config.allow_nonfinite);
+    ensure_host_memory(a.rows, a.cols);
     source = config.input;
   } else {
     checked_elements({config.m, config.n}, sizeof(T), "the matrix");
     plan(config.m, config.n);
-    if (stage.check_memory) stage.check_memory(config.m, config.n, sizeof(T));
+    ensure_host_memory(config.m, config.n);
     a = random_matrix<T>(config.m, config.n, config.seed);
     source = "random, seed " + std::to_string(config.seed);
   }
@@ -196,8 +211,12 @@ int run(const StageConfig& config, const StageOutputs& outputs, const StageDescr
     if (a.rows < a.cols) throw InputError("--rhs needs m >= n (least squares)");
   }
 
-  const std::string backend = stage.own_kernels.empty() ? backend_name(options.backend) : stage.own_kernels;
-  const int inner_block = stage.own_kernels.empty() ? options.effective_inner_block() : options.tile;
+  const std::string& backend = kernels;
+  // Kernels of their own without T blocks (the warp kernels) take a tile's
+  // columns as one block.
+  const int inner_block = stage.own_kernels.empty()  ? options.effective_inner_block()
+                          : options.inner_block > 0 ? options.inner_block
+                                                     : options.tile;
 
   const auto start = std::chrono::steady_clock::now();
   Factorization<T> f = [&] {
@@ -294,9 +313,14 @@ int parse_stage_command_line(int argc, char** argv, const StageDescription& stag
                        ->transform(signed_decimal);
   auto* input_option = app.add_option("--input", config.input, "matrix to factor: .npy, else Matrix Market");
   input_option->excludes(m_option)->excludes(n_option);
-  app.add_option("--tile", config.options.tile, "tile size b (default 32)")->transform(signed_decimal);
+  const bool tile_auto = bool(stage.choose_tiles);
+  std::string tile_text = tile_auto ? "auto" : "32";
+  app.add_option("--tile", tile_text,
+                 tile_auto ? "tile size b, or auto: chosen for the shape, precision and GPU (default auto)"
+                           : "tile size b (default 32)");
   auto* inner_block_option = app.add_option("--inner-block", config.options.inner_block,
-                 "inner block ib of the lapack backend (default min(b, 32))")
+                 tile_auto ? "inner block ib of the block tiles (0: chosen with the tile, or 32)"
+                           : "inner block ib of the lapack backend (default min(b, 32))")
       ->transform(signed_decimal);
   app.add_option("--precision", config.precision, "double or float")
       ->check(CLI::IsMember({"double", "float"}));
@@ -308,11 +332,12 @@ int parse_stage_command_line(int argc, char** argv, const StageDescription& stag
   auto* tree_option = app.add_option("--tree", config.tree,
                                      "elimination tree: flat, binary, greedy or hierarchical (default: the stage's choice by shape)")
       ->check(CLI::IsMember({"flat", "binary", "greedy", "hierarchical"}));
-  app.add_option("--domains", config.options.tree_domains,
-                 "hierarchical tree: domains, tile row i in domain i mod domains (default 1)")
-      ->transform(signed_decimal);
-  app.add_option("--inner-tree", config.inner_tree, "hierarchical tree: flat or binary inside a domain")
-      ->check(CLI::IsMember({"flat", "binary"}));
+  auto* domains_option = app.add_option("--domains", config.options.tree_domains,
+                                        "hierarchical tree: domains, tile row i in domain i mod domains (default 1)")
+                             ->transform(signed_decimal);
+  auto* inner_tree_option =
+      app.add_option("--inner-tree", config.inner_tree, "hierarchical tree: flat or binary inside a domain")
+          ->check(CLI::IsMember({"flat", "binary"}));
   auto* backend_option =
       app.add_option("--backend", config.backend, "tile kernels: reference or lapack (default lapack)")
       ->check(CLI::IsMember({"reference", "lapack"}));
@@ -335,6 +360,17 @@ int parse_stage_command_line(int argc, char** argv, const StageDescription& stag
   app.add_flag("--json", config.json, "print one JSON object instead of text");
   app.add_flag("--allow-nonfinite", config.allow_nonfinite,
                "factor inputs that contain NaN or Inf instead of rejecting them");
+  // Options this stage does not honour: out of --help (an empty group), still
+  // parsed so that the checks below can say why they do not apply.
+  if (!stage.uses_threads) threads_option->group("");
+  if (!stage.own_kernels.empty()) {
+    backend_option->group("");
+    if (!tile_auto) inner_block_option->group("");
+  }
+  if (!stage.uses_tree_domains) {
+    domains_option->group("");
+    inner_tree_option->group("");
+  }
   app.set_version_flag("--version", [&stage] {
     return version_text(stage.name, stage.library_versions ? stage.library_versions() : std::string());
   });
@@ -357,8 +393,11 @@ int parse_stage_command_line(int argc, char** argv, const StageDescription& stag
   try {
     if (config.m < 1) throw InputError("--m must be >= 1, got " + std::to_string(config.m));
     if (config.n < 1) throw InputError("--n must be >= 1, got " + std::to_string(config.n));
-    if (config.options.tile < 1)
-      throw InputError("--tile must be >= 1, got " + std::to_string(config.options.tile));
+    if (tile_auto && tile_text == "auto") {
+      config.options.tile = 0;
+    } else {
+      config.options.tile = int(parse_integer(tile_text, "--tile", 1, std::numeric_limits<int>::max()));
+    }
     if (config.options.inner_block < 0)
       throw InputError("--inner-block must be >= 0, got " + std::to_string(config.options.inner_block));
     if (config.options.threads < 0)
@@ -367,9 +406,12 @@ int parse_stage_command_line(int argc, char** argv, const StageDescription& stag
     if (!(config.check_limit >= 0)) throw InputError("--check-limit must be >= 0");
     if (!config.rhs.empty() && config.output_x.empty())
       throw InputError("--rhs needs --output-x to say where X goes");
-    if (!stage.own_kernels.empty() && (backend_option->count() > 0 || inner_block_option->count() > 0))
-      throw InputError(stage.name + " runs its own tile kernels (" + stage.own_kernels +
-                       "): --backend and --inner-block do not apply");
+    if (!stage.own_kernels.empty() && (backend_option->count() > 0 || (!tile_auto && inner_block_option->count() > 0)))
+      throw InputError(stage.name + " runs its own tile kernels (" + stage.own_kernels + "): --backend" +
+                       (tile_auto ? "" : " and --inner-block") + " do not apply");
+    if (!stage.uses_tree_domains && (domains_option->count() > 0 || inner_tree_option->count() > 0))
+      throw InputError("--domains and --inner-tree do not apply to " + stage.name +
+                       " (the hierarchical tree's domains are the CPU stages')");
     if (config.options.tree_domains < 1)
       throw InputError("--domains must be >= 1, got " + std::to_string(config.options.tree_domains));
     config.options.backend = parse_backend(config.backend);

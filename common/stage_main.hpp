@@ -27,16 +27,37 @@ struct StageDescription {
   std::string summary;      // one line for --help
   std::string device;       // what runs the tasks, e.g. "cpu"; GPU stages fill in the GPU's name
   bool uses_threads = false;  // whether --threads means anything here
+  // Whether --domains and --inner-tree (the hierarchical tree's shape) mean
+  // anything here.
+  bool uses_tree_domains = true;
   // The stage's own tile kernels (e.g. "gpu-warp"), printed as its backend;
   // empty: the kernels are the --backend option's. A stage with its own
   // kernels rejects --backend and --inner-block.
+  // --help lists only the options a stage honours; the others are still
+  // parsed, so that giving one ends with a message saying why it does not
+  // apply.
   std::string own_kernels;
-  // Called once the matrix's size is known and fits in host memory, before
-  // it is made: throws (GpuError for a GPU stage) when an m x n
-  // factorisation with elements of this many bytes cannot fit, so a request
-  // too large for the device fails before any work.
-  std::function<void(int64_t m, int64_t n, size_t element_bytes)> check_memory;
-  // The tree used when --tree is not given; empty means flat (the seed's).
+  // A stage with its own kernels that chooses its tiles: --tile takes
+  // "auto" (its default) and --inner-block is honoured; once the matrix's
+  // size is known, this resolves the options' tile and inner block (tile 0:
+  // chosen for the shape) and names the kernels they run, throwing
+  // InputError for tiles the stage cannot run.
+  struct Tiles {
+    int tile = 0, inner_block = 0;
+    std::string kernels;
+  };
+  std::function<Tiles(int64_t m, int64_t n, const Options& options, bool single_precision)> choose_tiles;
+  // Called once the matrix's size is known and the options are chosen
+  // (tile, tree), before the host-memory check and before A is made: throws
+  // (GpuError for a GPU stage) when an m x n factorisation with elements of
+  // this many bytes cannot fit on the device, so a request too large for the
+  // device fails first and as such (exit 4), whatever the host has.
+  std::function<void(int64_t m, int64_t n, size_t element_bytes, const Options& options)> check_memory;
+  // The host memory the stage's schedule takes for an m x n factorisation
+  // (a GPU stage: what it builds on the host to plan the device's work);
+  // empty: the CPU stages' task grid or DAG, as qr_memory_need counts it.
+  std::function<double(int64_t m, int64_t n, const Options& options)> host_schedule_bytes;
+  // The tree used when --tree is not given; empty means flat.
   std::function<Tree(int64_t m, int64_t n, int tile, int threads)> default_tree;
   // Extra lines of --version (a GPU stage's CUDA runtime, driver and cuSOLVER
   // versions); none when empty.

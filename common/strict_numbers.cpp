@@ -59,7 +59,7 @@ double parse_real(const std::string& text, const std::string& what, double min, 
 
 // CLI11 2.1 converts integer options with strtoll/strtoull in base 0, so
 // "010" would silently mean 8 and "0x10" 16, a value beyond 64 bits would be
-// clamped to the largest one, and "-1" would wrap to 2^64 - 1 for the seed.
+// clamped to the largest one, and "-1" would wrap to 2^64 - 1 for a random seed.
 // This transform lets through only decimal digits that fit in 64 bits and
 // drops leading zeros so that CLI11 reads the rest as decimal.
 CLI::Validator decimal_integer(bool negative_allowed) {

@@ -1,7 +1,8 @@
-// The task grid of seed 000 §II.C: one cell per tile, at most one ready task
-// per cell, successors generated when a task completes. Plain data plus
-// host/device functions, so FR1, FR2 and FR3's GPU scheduler warp all run
-// this same code (docs/design.md §4). Flat tree only; the trees go through dag.hpp.
+// The task grid of "Task-Based Scheduling Implementing Tiled Linear Algebra on
+// GPUs", §II.C: one cell per tile, at most one ready task per cell, successors
+// generated when a task completes. Plain data plus host/device functions, so
+// FR1, FR2 and FR3's GPU scheduler warp all run this same code (docs/design.md
+// §4). Flat tree only; the trees go through dag.hpp.
 //
 // Each cell (i, j) runs the tasks of steps k = 0 … min(i, j) in order:
 // tsmqr(i, j, k) for k < min(i, j), then geqrt (i = j), ormqr (i < j) or
@@ -12,7 +13,7 @@
 //   tsqrt(i, k):    geqrt(k, k) and tsqrt(i − 1, k) done (both write R_kk);
 //   tsmqr(i, j, k): tsqrt(i, k) done, and the previous writer of A_kj at
 //                   step k done: ormqr(k, j) for i = k + 1, else
-//                   tsmqr(i − 1, j, k). The seed's list misses this last
+//                   tsmqr(i − 1, j, k). The paper's list misses this last
 //                   edge (docs/design.md §4); seed_rules_only drops it, for the
 //                   test that shows the checker catches its absence.
 #pragma once
@@ -94,7 +95,7 @@ struct TaskGrid {
   }
 
   // Records that `t` finished and emits every task that became ready, as
-  // seed 000 §II.C generates them: a geqrt its row of ormqr and the first
+  // the paper's §II.C generates them: a geqrt its row of ormqr and the first
   // tsqrt; an ormqr the first tsmqr below it; a tsqrt its row of tsmqr and
   // the next tsqrt; a tsmqr the next tsmqr on A_kj and its own next step.
   // Factorisations are emitted before applications.

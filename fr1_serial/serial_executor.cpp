@@ -17,14 +17,14 @@ namespace tiledqr {
 namespace {
 
 // The ready tasks, and the one to run next. Factorisations run before
-// updates (seed 000 §II.C: they unlock whole rows of updates), and each of
-// the two in the order it became ready: two FIFO queues, so adding and
-// taking a task cost O(1) whatever the number r of ready tasks (a scan of
-// the ready set made a wide matrix quadratic, geqrt(0, 0) alone makes q
-// ormqr ready; a heap cost O(log r)). One worker's total time does not
-// depend on the order, only the caches do, and the results never do: the
-// dependencies fix every tile's history. With `pick` (schedule tests only)
-// the ready tasks are sorted by `before` at every take and `pick` chooses.
+// updates ("Task-Based Scheduling Implementing Tiled Linear Algebra on
+// GPUs", §II.C: they unlock whole rows of updates), and each of the two in
+// the order it became ready: two FIFO queues, so adding and taking a task
+// cost O(1) whatever the number of ready tasks (geqrt(0, 0) alone makes q
+// ormqr ready). One worker's total time does not depend on the order, only
+// the caches do, and the results never do: the dependencies fix every
+// tile's history. With `pick` (schedule tests only) the ready tasks are
+// sorted by `before` at every take and `pick` chooses.
 template <typename Item, typename Before>
 class ReadyQueue {
  public:

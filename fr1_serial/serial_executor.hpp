@@ -1,4 +1,5 @@
-// FR1 (seed 000 Table 1): one CPU thread runs the tiled QR as tasks.
+// FR1: one CPU thread runs the tiled QR as tasks ("Task-Based Scheduling Implementing Tiled Linear Algebra on GPUs",
+// Table 1).
 #pragma once
 
 #include <cstdint>
@@ -9,13 +10,13 @@
 namespace tiledqr {
 
 // How FR1 picks the next ready task: factorisations first, each class in
-// the order it became ready (seed 000 §II.C), or, for schedule tests,
+// the order it became ready (the paper's §II.C), or, for schedule tests,
 // through `pick(count)` returning an index in [0, count) into the ready
 // tasks sorted by priority.
 using ReadyPicker = std::function<size_t(size_t count)>;
 
-// Factors A (m, n), col-major, lda ≥ m. The flat tree runs seed 000's task
-// grid; binary and greedy run the DAG builder's graph. Any m, n ≥ 1.
+// Factors A (m, n), col-major, lda ≥ m. The flat tree runs the task grid
+// (common/task_grid.hpp); binary and greedy run the DAG builder's graph. Any m, n ≥ 1.
 template <typename T>
 Factorization<T> factor(const T* a, int64_t m, int64_t n, int64_t lda, const Options& options);
 

@@ -6,7 +6,7 @@
 int main(int argc, char** argv) {
   tiledqr::StageDescription stage;
   stage.name = "fr2_threaded";
-  stage.summary = "Tiled QR factorisation on CPU worker threads (FR2: shared task grid or DAG)";
+  stage.summary = "Tiled QR factorisation on CPU worker threads (a shared task grid or DAG)";
   stage.device = "cpu";
   stage.uses_threads = true;
   stage.default_tree = tiledqr::default_tree;

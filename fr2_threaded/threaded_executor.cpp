@@ -33,8 +33,9 @@ namespace {
 //                                  items became ready;
 //   finished()                     every task has completed.
 
-// Flat tree: seed 000's task grid, which is not thread-safe by itself;
-// it is tiny work next to a tile kernel, so it simply runs under the lock.
+// Flat tree: the task grid (common/task_grid.hpp), which is not
+// thread-safe by itself; it is tiny work next to a tile kernel, so it simply
+// runs under the lock.
 class GridSchedule {
  public:
   using Item = Task;
@@ -107,7 +108,9 @@ class DagSchedule {
   bool finished() const { return completed_ == dag_.num_tasks(); }
 
  private:
-  // Highest critical-path priority first, then program order — FR1's order.
+  // Highest critical-path priority first, then program order (the order in
+  // which FR1's schedule tests sort the ready tasks; FR1 itself runs them
+  // first in, first out).
   struct RunsAfterByPriority {
     const Dag* dag;
     bool operator()(int32_t a, int32_t b) const {
@@ -196,7 +199,7 @@ void work(int worker, WorkerPool& pool, Schedule& schedule, const TaskRunner& ru
     if (pool.running == 0 && !schedule.has_ready()) {
       // Cannot happen with a correct graph; end with an error, never hang.
       pool.fail(std::make_exception_ptr(
-          StallError("FR2: no task ready or running before the graph finished")));
+          StallError("the threaded executor: no task ready or running before the graph finished")));
       return;
     }
     // This worker takes one of the new tasks itself; wake one sleeper per other.

@@ -1,6 +1,7 @@
-// FR2 (seed 000 Table 1): a pool of CPU threads runs the tiled QR as tasks.
-// The flat tree runs the seed's task grid, shared by the workers under one
-// mutex; binary and greedy run the DAG builder's graph with atomic
+// FR2: a pool of CPU threads runs the tiled QR as tasks ("Task-Based
+// Scheduling Implementing Tiled Linear Algebra on GPUs", Table 1). The flat
+// tree runs the task grid (common/task_grid.hpp), shared by the workers
+// under one mutex; binary and greedy run the DAG builder's graph with atomic
 // remaining-predecessor counters. Every tile sees its updates in the same
 // order as in FR1, so the result is bit-identical to FR1's for any thread
 // count (docs/design.md §5).
@@ -60,7 +61,7 @@ int resolve_threads(int threads);
 // tasks / (p + 2q) tasks ready at a time; when that average width is below
 // two per worker the flat tree starves them and the binary tree, which
 // factors a panel's tiles at once and merges them in log₂ p levels, is
-// chosen. Otherwise flat, the seed's tree. The stage CLI always passes a
+// chosen. Otherwise flat. The stage CLI always passes a
 // tree, so this is advice for library callers.
 Tree default_tree(int64_t m, int64_t n, int tile, int threads);
 

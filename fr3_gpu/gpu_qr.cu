@@ -148,7 +148,7 @@ std::unique_ptr<Fr3FactorizationState<T>> make_state(int64_t m, int64_t n, const
   plan_launch(*s);
 
   const size_t cells = size_t(p) * size_t(q);
-  s->storage = QrStorage<T>(s->p, s->q);
+  s->storage = QrStorage<T>(s->p, s->q, gpu::warp_tile, 0);
   PersistentQrParams<T>& prm = s->params;
   // A ready queue holds what its executor has yet to run: a few tasks; if
   // one fills, the scheduler waits for that executor, which never waits
@@ -171,8 +171,8 @@ std::unique_ptr<Fr3FactorizationState<T>> make_state(int64_t m, int64_t n, const
         "mapping the watchdog's words");
 
   prm.tiles = s->storage.tiles.get();
-  prm.tau_local = s->storage.tau_local.get();
-  prm.tau_merge = s->storage.tau_merge.get();
+  prm.tau_local = s->storage.t_local.get();
+  prm.tau_merge = s->storage.t_merge.get();
   prm.p = s->p;
   prm.q = s->q;
   prm.tasks_total = s->tasks_total;
@@ -257,7 +257,7 @@ void run_factorization(Fr3FactorizationState<T>& s, const T* d_a, int64_t lda) {
   if (s.options.trace) check(cudaMemset(s.trace_count.get(), 0, sizeof(unsigned long long)), "trace reset");
   s.timer.start();
   const int64_t elements = int64_t(s.p) * s.q * tile_elements;
-  colmajor_to_tiles_kernel<<<grid_for(elements), 256>>>(d_a, lda, s.m, s.n, s.storage.tiles.get(), s.p, s.q);
+  colmajor_to_tiles_kernel<<<grid_for(elements), 256>>>(d_a, lda, s.m, s.n, s.storage.tiles.get(), s.p, s.q, gpu::warp_tile);
   check_launch("colmajor_to_tiles_kernel");
   void* args[] = {&s.params};
   check(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(persistent_qr_kernel<T>), dim3(s.blocks),
@@ -293,13 +293,9 @@ void run_factorization(Fr3FactorizationState<T>& s, const T* d_a, int64_t lda) {
 }  // namespace
 
 template <typename T>
-Fr3Factorization<T>::Fr3Factorization() = default;
-template <typename T>
-Fr3Factorization<T>::~Fr3Factorization() = default;
-template <typename T>
-Fr3Factorization<T>::Fr3Factorization(Fr3Factorization&&) noexcept = default;
-template <typename T>
-Fr3Factorization<T>& Fr3Factorization<T>::operator=(Fr3Factorization&&) noexcept = default;
+void Fr3StateDeleter<T>::operator()(Fr3FactorizationState<T>* state) const {
+  delete state;
+}
 
 template <typename T>
 double Fr3Factorization<T>::device_seconds() const { return state_->device_seconds; }
@@ -316,7 +312,7 @@ void Fr3Factorization<T>::factor(const T* d_a, int64_t lda) {
 template <typename T>
 QrFactors<T> Fr3Factorization<T>::factors() const {
   const Fr3FactorizationState<T>& s = *state_;
-  return s.storage.factors(s.m, s.n, s.p, s.q, Tree::flat);
+  return s.storage.factors(s.m, s.n, s.p, s.q, 0, Tree::flat);
 }
 
 // One warp per column tile of B runs the flat tree's updates in order
@@ -326,7 +322,7 @@ void Fr3Factorization<T>::apply_tiles(bool transpose, T* b_tiles, int32_t column
   const Fr3FactorizationState<T>& s = *state_;
   const int32_t steps = std::min(s.p, s.q);
   apply_q_kernel<<<column_tiles, 32, warp_shared_elements * sizeof(T)>>>(
-      transpose, s.storage.tiles.get(), s.storage.tau_local.get(), s.storage.tau_merge.get(), s.p, steps, b_tiles);
+      transpose, s.storage.tiles.get(), s.storage.t_local.get(), s.storage.t_merge.get(), s.p, steps, b_tiles);
   check_launch("apply_q_kernel");
 }
 
@@ -344,11 +340,13 @@ Options Fr3Factorization<T>::download_options() const {
 template <typename T>
 Fr3Factorization<T> fr3_factor(const T* d_a, int64_t m, int64_t n, int64_t lda, const Options& options) {
   Fr3Factorization<T> f;
-  f.state_ = make_state<T>(m, n, options);
+  f.state_.reset(make_state<T>(m, n, options).release());
   f.factor(d_a, lda);
   return f;
 }
 
+template struct Fr3StateDeleter<float>;
+template struct Fr3StateDeleter<double>;
 template class Fr3Factorization<float>;
 template class Fr3Factorization<double>;
 template Fr3Factorization<float> fr3_factor<float>(const float*, int64_t, int64_t, int64_t, const Options&);

@@ -41,17 +41,19 @@ inline double factor_device_bytes(int64_t m, int64_t n, size_t element_bytes) {
 template <typename T>
 struct Fr3FactorizationState;  // device memory and launch settings (gpu_qr.cu)
 
+// Frees a Fr3FactorizationState where its type is complete (gpu_qr.cu), so
+// that Fr3Factorization's destructor and moves need no declaring here.
+template <typename T>
+struct Fr3StateDeleter {
+  void operator()(Fr3FactorizationState<T>* state) const;
+};
+
 // The scheduler-warp executor's result: DeviceFactorization's calls
 // (common/gpu/qr_result.hpp) with this executor — the persistent kernel
 // factors, apply_q_kernel applies Q.
 template <typename T>
 class Fr3Factorization : public DeviceFactorization<T> {
  public:
-  Fr3Factorization();
-  ~Fr3Factorization() override;
-  Fr3Factorization(Fr3Factorization&&) noexcept;
-  Fr3Factorization& operator=(Fr3Factorization&&) noexcept;
-
   // Factors another (m, n) matrix, lda ≥ m, reusing this object's device memory.
   void factor(const T* d_a, int64_t lda) override;
   void refactor(const T* d_a, int64_t lda) { factor(d_a, lda); }
@@ -72,7 +74,7 @@ class Fr3Factorization : public DeviceFactorization<T> {
  private:
   template <typename U>
   friend Fr3Factorization<U> fr3_factor(const U*, int64_t, int64_t, int64_t, const Options&);
-  std::unique_ptr<Fr3FactorizationState<T>> state_;
+  std::unique_ptr<Fr3FactorizationState<T>, Fr3StateDeleter<T>> state_;
 };
 
 // Factors A (m, n), col-major in device memory, lda ≥ m, any m, n ≥ 1, with

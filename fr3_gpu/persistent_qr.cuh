@@ -1,13 +1,13 @@
-// persistent_qr_kernel — seed 000 §II.D: the whole tiled QR in one kernel.
-// Block 0 is the scheduler (one warp; lane 0 owns the task grid of
-// common/task_grid.hpp), blocks 1..E are executors of one warp each. The
-// scheduler writes ready tasks to one queue per executor, executors write
-// what they finished to one shared queue (task_queue.hpp), and the
-// scheduler ends every executor with a null task (Algorithms 4 and 5).
-// All blocks must be co-resident: the host launches it with
-// cudaLaunchCooperativeKernel after an occupancy check.
+// persistent_qr_kernel — the whole tiled QR in one kernel ("Task-Based
+// Scheduling Implementing Tiled Linear Algebra on GPUs", §II.D). Block 0 is the
+// scheduler (one warp; lane 0 owns the task grid of common/task_grid.hpp),
+// blocks 1..E are executors of one warp each. The scheduler writes ready tasks
+// to one queue per executor, executors write what they finished to one shared
+// queue (task_queue.hpp), and the scheduler ends every executor with a null
+// task (Algorithms 4 and 5). All blocks must be co-resident: the host launches
+// it with cudaLaunchCooperativeKernel after an occupancy check.
 //
-// Beyond the seed: the scheduler warp takes up to 32 completions per
+// Beyond the paper: the scheduler warp takes up to 32 completions per
 // round (a lane per finished-queue slot) and hands out the tasks they make
 // ready a lane per task; every wait loop also watches an abort flag that
 // the host's watchdog raises (gpu_qr.cu), and the scheduler publishes its
@@ -122,9 +122,9 @@ __device__ bool push_until_done(const PersistentQrParams<T>& prm, const TaskQueu
   return true;
 }
 
-// Seed 000 §II.D item 4: round-robin over the executors where a double task
-// (tsqrt, tsmqr) is worth `double_weight` single ones (geqrt, ormqr): each
-// turn an executor receives one double task or `double_weight` single ones.
+// The paper's §II.D item 4: round-robin over the executors where a double task
+// (tsqrt, tsmqr) is worth `double_weight` single ones (geqrt, ormqr): each turn
+// an executor receives one double task or `double_weight` single ones.
 struct WeightedRoundRobin {
   int32_t executors = 1;
   double single_share = 1;  // 1 / double_weight
@@ -158,7 +158,7 @@ TILEDQR_HOST_DEVICE inline size_t scheduler_shared_bytes(int32_t executors) {
 // write over PCIe, so not after every round.
 constexpr int64_t progress_interval_ns = 100000;
 
-// Algorithm 4 of seed 000, by the 32 lanes of block 0.
+// The paper's Algorithm 4, by the 32 lanes of block 0.
 template <typename T>
 __device__ void scheduler_warp(const PersistentQrParams<T>& prm, unsigned char* shared, int lane) {
   constexpr unsigned all_lanes = 0xffffffffu;
@@ -296,7 +296,7 @@ __device__ void run_task(const PersistentQrParams<T>& prm, const Task& t, T* sha
   run_warp_task<WarpCall::inlined, WarpKinds::flat_tree>(t, true, data, shared, lane);
 }
 
-// Algorithm 5 of seed 000, by the 32 lanes of one executor block.
+// The paper's Algorithm 5, by the 32 lanes of one executor block.
 template <typename T>
 __device__ void executor_warp(const PersistentQrParams<T>& prm, int executor, T* shared, int lane) {
   constexpr unsigned all_lanes = 0xffffffffu;

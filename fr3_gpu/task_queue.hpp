@@ -1,8 +1,8 @@
-// A bounded, non-blocking FIFO of 63-bit words between the GPU scheduler
-// warp and its executors (seed 000 §II.D item 3, after Tsigas & Zhang 2001,
-// "A simple, fast and scalable non-blocking concurrent FIFO queue"):
-// a ring of slots, each either an item or an empty marker, with head and
-// tail positions that only grow.
+// A bounded, non-blocking FIFO of 63-bit words between the GPU scheduler warp
+// and its executors ("Task-Based Scheduling Implementing Tiled Linear Algebra
+// on GPUs", §II.D item 3, after Tsigas & Zhang 2001, "A simple, fast and
+// scalable non-blocking concurrent FIFO queue"): a ring of slots, each either
+// an item or an empty marker, with head and tail positions that only grow.
 //
 // As in Tsigas & Zhang, a producer publishes an item with one
 // compare-and-swap on the slot itself, from "empty" to the item, so an item

@@ -1,8 +1,8 @@
-// A flat-tree task in one queue item (task_queue.hpp items are 63 bits):
-// kind in bits 0–2, k in 3–22, i in 23–42, j in 43–62. The pivot row is
-// implied: k for tsqrt/tsmqr (the flat tree merges into the diagonal
-// tile's row), i otherwise. Kind 7 is the null task of seed 000 §II.D that
-// ends an executor.
+// A flat-tree task in one queue item (task_queue.hpp items are 63 bits): kind
+// in bits 0–2, k in 3–22, i in 23–42, j in 43–62. The pivot row is implied: k
+// for tsqrt/tsmqr (the flat tree merges into the diagonal tile's row), i
+// otherwise. Kind 7 is the null task that ends an executor ("Task-Based
+// Scheduling Implementing Tiled Linear Algebra on GPUs", §II.D).
 #pragma once
 
 #include <cstdint>
@@ -36,7 +36,8 @@ TILEDQR_HOST_DEVICE inline Task unpack_task(uint64_t word) {
   return t;
 }
 
-// Seed 000 §II.D item 4: tsqrt and tsmqr are the "double" tasks (two tiles).
+// tsqrt and tsmqr are the "double" tasks, of two tiles (the GPU tiled-QR
+// paper, §II.D item 4).
 TILEDQR_HOST_DEVICE inline bool is_double_task(TaskKind kind) {
   return kind == TaskKind::tsqrt || kind == TaskKind::tsmqr || kind == TaskKind::ttqrt ||
          kind == TaskKind::ttmqr;

@@ -1,4 +1,4 @@
-// libFuzzer target for the Matrix Market reader (issue 7). Every input is
+// libFuzzer target for the Matrix Market reader. Every input is
 // handed to tiledqr::parse_matrix_market; it must either return a matrix of
 // the declared shape or throw InputError. A crash, a sanitizer report, a
 // leak, any other exception or a wrong shape is a finding. The input is also

@@ -6,9 +6,16 @@
 #include <stdlib.h>
 #include <tiledqr/tiledqr_gpu.h>
 
+/* max_i |x_i| */
+static double max_abs(const double* x, int count) {
+  double m = 0;
+  for (int i = 0; i < count; ++i) m = x[i] > m ? x[i] : -x[i] > m ? -x[i] : m;
+  return m;
+}
+
 int main(void) {
   enum { M = 300, N = 200 };
-  double *a = malloc(sizeof(double) * M * N), *qr = malloc(sizeof(double) * M * N), *d_a = NULL, err = 0, amax = 0;
+  double *a = malloc(sizeof(double) * M * N), *qr = malloc(sizeof(double) * M * N), *d_a = NULL, err, amax;
   tiledqr_gpu_factors* f = NULL;
   tiledqr_factors* host = NULL;
   cudaStream_t stream;
@@ -25,11 +32,9 @@ int main(void) {
       cudaStreamSynchronize(stream) == cudaSuccess) rc = tiledqr_gpu_factors_download(f, &host);
   if (rc == TILEDQR_SUCCESS) rc = tiledqr_dormqr('N', M, N, host, qr, M);  /* qr <- Q R */
   if (rc != TILEDQR_SUCCESS) { printf("tiledqr: %s: %s\n", tiledqr_strerror(rc), tiledqr_last_error()); return 1; }
-  for (int i = 0; i < M * N; ++i) {
-    double d = a[i] - qr[i], v = a[i] < 0 ? -a[i] : a[i];
-    err = d < 0 ? (-d > err ? -d : err) : (d > err ? d : err);
-    amax = v > amax ? v : amax;
-  }
+  for (int i = 0; i < M * N; ++i) qr[i] -= a[i];  /* qr <- Q R - A */
+  err = max_abs(qr, M * N);
+  amax = max_abs(a, M * N);
   printf("tiledqr %s on the GPU: %dx%d, max|A - QR| / max|A| = %.2e\n", tiledqr_version(), M, N, err / amax);
   tiledqr_gpu_factors_free(f); tiledqr_factors_free(host);
   cudaFree(d_a); cudaStreamDestroy(stream); free(a); free(qr);

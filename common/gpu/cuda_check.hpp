@@ -1,7 +1,8 @@
-// Every CUDA runtime call and kernel launch of the GPU stages goes through
-// check(): a failure becomes tiledqr::GpuError carrying CUDA's own text, so
-// no error is silent (docs/design.md §6); with the device-memory check, the
-// owning device buffer and the upload of a host matrix.
+// The one CUDA error check of the whole tree: every CUDA runtime call and
+// kernel launch goes through check(), so a failure becomes tiledqr::GpuError
+// carrying CUDA's own text and no error is silent (docs/design.md §6); with
+// the device-memory check, checked allocation, the owning device buffer and
+// the upload of a host matrix.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -14,10 +15,15 @@
 
 namespace tiledqr::gpu {
 
+// "cudaErrorIllegalAddress (an illegal memory access was encountered)".
+inline std::string error_text(cudaError_t status) {
+  return std::string(cudaGetErrorName(status)) + " (" + cudaGetErrorString(status) + ")";
+}
+
 inline void check(cudaError_t status, const char* what) {
   if (status == cudaSuccess) return;
   (void)cudaGetLastError();  // reported here: a later check_launch must not see it again
-  throw GpuError(std::string(what) + ": " + cudaGetErrorName(status) + " (" + cudaGetErrorString(status) + ")");
+  throw GpuError(std::string(what) + ": " + error_text(status));
 }
 
 // After a kernel launch: the launch's own error (bad configuration, no
@@ -35,23 +41,30 @@ inline void ensure_device_memory(double bytes, const std::string& what) {
                  " of " + format_bytes(double(total_bytes)) + " are free");
 }
 
+// cudaMalloc of `count` elements of T (null when count is 0). A request
+// the device cannot hold throws GpuError with the amounts needed and free;
+// any other failure, CUDA's text. The caller frees it with cudaFree.
+template <typename T>
+T* device_allocate(size_t count, const std::string& what) {
+  if (count == 0) return nullptr;
+  const double bytes = double(count) * double(sizeof(T));
+  ensure_device_memory(bytes, what);
+  T* data = nullptr;
+  const cudaError_t status = cudaMalloc(reinterpret_cast<void**>(&data), count * sizeof(T));
+  if (status == cudaErrorMemoryAllocation) {
+    (void)cudaGetLastError();  // not sticky: clear it, say how much was asked
+    ensure_device_memory(bytes, what);  // free memory shrank since: reports the amounts
+  }
+  check(status, what.c_str());
+  return data;
+}
+
 // Owns one device allocation of `count` elements of T (none when count is 0).
 template <typename T>
 class DeviceBuffer {
  public:
   DeviceBuffer() = default;
-  explicit DeviceBuffer(size_t count, const char* what) : count_(count) {
-    if (count == 0) return;
-    const double bytes = double(count) * double(sizeof(T));
-    ensure_device_memory(bytes, what);
-    const cudaError_t status = cudaMalloc(reinterpret_cast<void**>(&data_), count * sizeof(T));
-    if (status == cudaErrorMemoryAllocation) {
-      (void)cudaGetLastError();  // not sticky: clear it, say how much was asked
-      data_ = nullptr;
-      ensure_device_memory(bytes, what);  // free memory shrank since: reports the amounts
-    }
-    check(status, what);
-  }
+  explicit DeviceBuffer(size_t count, const char* what) : data_(device_allocate<T>(count, what)), count_(count) {}
   ~DeviceBuffer() {
     if (data_) cudaFree(data_);
   }

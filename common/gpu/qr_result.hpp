@@ -12,15 +12,21 @@
 
 namespace tiledqr::gpu {
 
-// The factors in device memory, owned by the executor.
+// The factors in device memory, owned by the executor. The warp kernels
+// (tiles of 32) keep τ per tile; the block kernels (tiles of 64 … 256) keep
+// LAPACK's T, (ib, b) per tile, as ?geqrt and ?tpqrt leave it.
 template <typename T>
 struct QrFactors {
   int64_t m = 0, n = 0;
-  int32_t p = 0, q = 0;          // tile rows and columns (tiles of 32)
-  const T* tiles = nullptr;      // p·q tiles (32, 32), ld = 32, (i, j) at (i + j·p)·1024: R on and above the diagonal, V below
-  const T* tau_local = nullptr;  // (p·q·32): τ of geqrt on tile (i, k) at (i + k·p)·32
-  const T* tau_merge = nullptr;  // (p·q·32): τ of tsqrt/ttqrt merging tile (i, k), same place
-  Tree tree = Tree::flat;        // the elimination tree that produced them
+  int32_t p = 0, q = 0;        // tile rows and columns
+  int32_t b = 32;              // tile size
+  int32_t ib = 0;              // inner block of T; 0: τ (b per tile) instead
+  const T* tiles = nullptr;    // p·q tiles (b, b), ld = b, (i, j) at (i + j·p)·b²: R on and above the diagonal, V below
+  const T* t_local = nullptr;  // p·q blocks: geqrt's τ or T on tile (i, k) at block i + k·p
+  const T* t_merge = nullptr;  // p·q blocks: the tsqrt/ttqrt's merging tile (i, k), same place
+  Tree tree = Tree::flat;      // the elimination tree that produced them
+
+  int64_t factor_elements() const { return ib > 0 ? int64_t(ib) * b : int64_t(b); }
 };
 
 template <typename T>
@@ -38,6 +44,7 @@ class DeviceFactorization {
   int64_t rows() const { return factors().m; }
   int64_t cols() const { return factors().n; }
   int32_t tile_rows() const { return factors().p; }  // p
+  int32_t tile_size() const { return factors().b; }  // b
   int32_t tile_cols() const { return factors().q; }  // q
   const T* device_tiles() const { return factors().tiles; }
 
@@ -52,9 +59,10 @@ class DeviceFactorization {
   // X (n, nrhs) into d_x, ldx ≥ n: argmin ‖A X − B‖_F for B (m, nrhs), ldb ≥ m;
   // needs m ≥ n and no zero on R's diagonal (else InputError).
   void solve(const T* d_b, int64_t ldb, int64_t nrhs, T* d_x, int64_t ldx) const;
-  // A host Factorization with the same tiles and τ (backend reference, tile
-  // 32, τ in the first 32 entries of each T block), for common/checks.hpp
-  // and the stage programs.
+  // A host Factorization with the same tiles and factors, for
+  // common/checks.hpp and the stage programs: tile 32 with backend reference
+  // (τ in the first 32 entries of each T block), or the block tiles with
+  // backend lapack and their ib (T as LAPACK's ?geqrt/?tpqrt leave it).
   Factorization<T> download() const;
 
  protected:

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 
@@ -17,16 +18,17 @@
 
 namespace tiledqr::gpu {
 
-// `device_bytes(m, n, element_bytes)`: what the program needs on the device.
+// `device_bytes(m, n, element_bytes, options)`: what the program needs on
+// the device for an m x n factorisation with these options.
 template <typename DeviceBytes>
 StageDescription gpu_stage(const std::string& name, const std::string& summary, DeviceBytes device_bytes) {
   StageDescription stage;
   stage.name = name;
   stage.summary = summary;
   stage.own_kernels = "gpu-warp";  // common/kernels/warp
-  stage.check_memory = [name, device_bytes](int64_t m, int64_t n, size_t element_bytes) {
+  stage.check_memory = [name, device_bytes](int64_t m, int64_t n, size_t element_bytes, const Options& options) {
     if (!device_available()) return;  // the factor call says so
-    ensure_device_memory(device_bytes(m, n, element_bytes),
+    ensure_device_memory(device_bytes(m, n, element_bytes, options),
                          name + " on a " + std::to_string(m) + " x " + std::to_string(n) + " matrix");
   };
   stage.device = device_available() ? device_name() : "none";
@@ -35,25 +37,26 @@ StageDescription gpu_stage(const std::string& name, const std::string& summary, 
 }
 
 // A GPU stage program's main: the architecture check, then stage_main with
-// the stage's factor function for each precision.
+// the stage's factor function for each precision; `customize` may set the
+// rest of the description (a stage that chooses its tiles or trees).
 template <typename DeviceBytes>
 int gpu_stage_main(int argc, char** argv, const std::string& name, const std::string& summary,
                    DeviceBytes device_bytes, FactorFunction<double> factor_double,
-                   FactorFunction<float> factor_float) {
+                   FactorFunction<float> factor_float,
+                   const std::function<void(StageDescription&)>& customize = {}) {
   if (const int code = start_up_architecture_check(name.c_str())) return code;
   StageDescription stage = gpu_stage(name, summary, device_bytes);
   stage.factor_double = std::move(factor_double);
   stage.factor_float = std::move(factor_float);
+  if (customize) customize(stage);
   return stage_main(argc, argv, stage);
 }
 
-// A (m, n), col-major on the host with lda ≥ m, on the device for `program`,
-// after the checks every GPU stage makes first: tile 32 (else InputError),
-// a usable device (else GpuError "no usable CUDA device (<needs>)").
+// A (m, n), col-major on the host with lda ≥ m, on the device, after the
+// check every GPU stage makes first: a usable device (else GpuError "no
+// usable CUDA device (<needs>)").
 template <typename T>
-DeviceBuffer<T> stage_matrix_on_device(const T* a, int64_t m, int64_t n, int64_t lda, int tile,
-                                       const std::string& program, const std::string& needs) {
-  require_gpu_tile(tile, program);
+DeviceBuffer<T> stage_matrix_on_device(const T* a, int64_t m, int64_t n, int64_t lda, const std::string& needs) {
   if (!device_available()) throw GpuError("no usable CUDA device (" + needs + ")");
   const NvtxRange upload("upload");
   return upload_matrix(a, m, n, lda);

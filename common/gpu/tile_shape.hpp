@@ -1,6 +1,7 @@
-// The tile shape of every GPU kernel, stated and checked once: (32, 32), so
-// a warp gives one lane to each tile column (seed 000 §II.D item 2). Host
-// code only; no CUDA headers.
+// The tile shape of every GPU kernel, stated and checked once: (32, 32), so a
+// warp gives one lane to each tile column ("Task-Based Scheduling Implementing
+// Tiled Linear Algebra on GPUs", §II.D item 2). Host code only; no CUDA
+// headers.
 #pragma once
 
 #include <cstdint>

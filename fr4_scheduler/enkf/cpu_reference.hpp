@@ -1,5 +1,5 @@
-// The CPU double reference of seed 002's product, straight from the
-// definition:
+// The CPU double reference of the EnKF product (the EnKF report, "ECE 408
+// final report"), straight from the definition:
 //   P_HT[i, m] = Σ_j C[i, j] · (Σ_l e[i, l] e[j, l]) · H[m, j] / (L − 1),
 // summing over the stored nonzeros H[m, j] only. O(N · nnz(H) · L) time,
 // O(N · L) extra memory; meant for N up to about 20000.

@@ -1,6 +1,7 @@
-// The observation operator H of seed 002: an M×N sparse matrix in CSR
-// (compressed sparse row) form, as the seed's "Optimization 3" stores it,
-// with a Matrix Market reader that never densifies a `coordinate` file.
+// The observation operator H of the EnKF product: an M×N sparse matrix in
+// CSR (compressed sparse row) form, as the EnKF report ("ECE 408 final
+// report", Optimization 3) stores it, with a Matrix Market reader that never
+// densifies a `coordinate` file.
 #pragma once
 
 #include <cstdint>

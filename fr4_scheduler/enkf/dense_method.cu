@@ -47,7 +47,7 @@ class DenseMethod : public GpuMethod {
     const dim3 block(dense_tile, dense_tile_rows_of_threads);
     form_localised_covariance<<<grid, block, 0, stream>>>(problem_.diagonals(), problem_.e(), n,
                                                           int32_t(problem_.l()), k_.data());
-    check_cuda(cudaGetLastError(), "form_localised_covariance launch");
+    gpu::check(cudaGetLastError(), "form_localised_covariance launch");
     check_cublas(cublasSetStream(handle_, stream), "cublasSetStream");
     check_cublas(cublasDgemm(handle_, CUBLAS_OP_N, CUBLAS_OP_N, int(n), int(m), int(n), &alpha_, k_.data(), int(n),
                              h_transposed_.data(), int(n), &beta_, problem_.out(), int(n)),
@@ -55,7 +55,7 @@ class DenseMethod : public GpuMethod {
   }
 
   void finish(cudaStream_t stream) override {
-    check_cuda(cudaStreamSynchronize(stream), "dense: cudaStreamSynchronize");
+    gpu::check(cudaStreamSynchronize(stream), "dense: cudaStreamSynchronize");
   }
 
  private:
@@ -71,7 +71,7 @@ class DenseMethod : public GpuMethod {
 
 bool dense_fits(int64_t n, int64_t m) {
   size_t free_bytes = 0, total_bytes = 0;
-  check_cuda(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+  gpu::check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
   const double need = (double(n) * double(n) + double(n) * double(m)) * sizeof(double);
   return n <= 65535 * dense_tile && need <= 0.9 * double(free_bytes);
 }

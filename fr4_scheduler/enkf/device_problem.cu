@@ -36,7 +36,7 @@ DeviceProblem::DeviceProblem(const EnkfProblem& p) : host_(&p) {
   h_col_ = DeviceArray<int32_t>(p.h.col, "cudaMalloc (H columns)");
   h_row_ = DeviceArray<int32_t>(h_row, "cudaMalloc (H rows)");
   out_ = DeviceArray<double>(size_t(n * m), "cudaMalloc (P_HT)");
-  check_cuda(cudaMemset(out_.data(), 0, out_.size() * sizeof(double)), "cudaMemset (P_HT)");
+  gpu::check(cudaMemset(out_.data(), 0, out_.size() * sizeof(double)), "cudaMemset (P_HT)");
 }
 
 }  // namespace tiledqr::enkf

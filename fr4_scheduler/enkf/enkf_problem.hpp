@@ -1,6 +1,7 @@
-// The inputs of seed 002's product P_HT = [C ∘ (e eᵀ)] Hᵀ / (L − 1): the
-// localisation C (N×N Toeplitz), the ensemble anomalies e (N×L), the
-// observation operator H (M×N sparse), and the problem's helpers.
+// The inputs of the EnKF product P_HT = [C ∘ (e eᵀ)] Hᵀ / (L − 1) (the EnKF
+// report, "ECE 408 final report"): the localisation C (N×N Toeplitz), the
+// ensemble anomalies e (N×L), the observation operator H (M×N sparse), and
+// the problem's helpers.
 #pragma once
 
 #include <cstdint>

@@ -1,5 +1,5 @@
-// The "fft" method (beyond seed 002): C ∘ (e eᵀ) = Σ_l diag(e_l) C diag(e_l),
-// so column m of the product is
+// The "fft" method (beyond the EnKF report, "ECE 408 final report"):
+// C ∘ (e eᵀ) = Σ_l diag(e_l) C diag(e_l), so column m of the product is
 //   P_HT[:, m] = Σ_l e_l ∘ (C (e_l ∘ h_m)) / (L − 1),
 // L·M Toeplitz products. Each is a cyclic convolution after embedding C in
 // a circulant of order fft_n ≥ 2N − 1 (fft_size), done with batched
@@ -91,7 +91,7 @@ class FftMethod : public GpuMethod {
     spectrum_ = DeviceArray<cufftDoubleComplex>(size_t(bins_), "cudaMalloc (circulant spectrum)");
 
     size_t free_bytes = 0, total_bytes = 0;
-    check_cuda(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
+    gpu::check(cudaMemGetInfo(&free_bytes, &total_bytes), "cudaMemGetInfo");
     const int64_t budget = std::min<int64_t>(int64_t(free_bytes / 4), int64_t(8) << 30);
     const int64_t slot_bytes = fft_n_ * int64_t(sizeof(double)) + bins_ * int64_t(sizeof(cufftDoubleComplex));
     m_per_batch_ = std::max<int64_t>(1, std::min<int64_t>(m, budget / (slot_bytes * l)));
@@ -120,7 +120,7 @@ class FftMethod : public GpuMethod {
       const int64_t count = std::min(m_per_batch_, m - m_first);
       const int64_t slots = count * l;
       const bool full = count == m_per_batch_;
-      check_cuda(cudaMemsetAsync(x_.data(), 0, size_t(slots * fft_n_) * sizeof(double), stream),
+      gpu::check(cudaMemsetAsync(x_.data(), 0, size_t(slots * fft_n_) * sizeof(double), stream),
                  "cudaMemsetAsync (fft vectors)");
       const int64_t nz_begin = row_ptr[size_t(m_first)];
       const int64_t nz_count = row_ptr[size_t(m_first + count)] - nz_begin;
@@ -128,23 +128,23 @@ class FftMethod : public GpuMethod {
         scatter_weighted_h<<<grid_for(nz_count * l), 256, 0, stream>>>(
             problem_.h_row(), problem_.h_col(), problem_.h_value(), nz_begin, nz_count, int32_t(m_first),
             problem_.e(), n, int32_t(l), fft_n_, x_.data());
-        check_cuda(cudaGetLastError(), "scatter_weighted_h launch");
+        gpu::check(cudaGetLastError(), "scatter_weighted_h launch");
       }
       check_cufft(cufftExecD2Z(full ? forward_.get() : forward_rest_.get(), x_.data(), z_.data()),
                   "cufftExecD2Z (batch)");
       multiply_spectrum<<<grid_for(slots * bins_), 256, 0, stream>>>(z_.data(), spectrum_.data(), bins_, slots,
                                                                        1.0 / double(fft_n_));
-      check_cuda(cudaGetLastError(), "multiply_spectrum launch");
+      gpu::check(cudaGetLastError(), "multiply_spectrum launch");
       check_cufft(cufftExecZ2D(full ? inverse_.get() : inverse_rest_.get(), z_.data(), x_.data()),
                   "cufftExecZ2D (batch)");
       gather_weighted_sum<<<grid_for(n * count), 256, 0, stream>>>(x_.data(), problem_.e(), n, int32_t(l), fft_n_,
                                                                     int32_t(m_first), int32_t(count),
                                                                     1.0 / double(l - 1), problem_.out());
-      check_cuda(cudaGetLastError(), "gather_weighted_sum launch");
+      gpu::check(cudaGetLastError(), "gather_weighted_sum launch");
     }
   }
 
-  void finish(cudaStream_t stream) override { check_cuda(cudaStreamSynchronize(stream), "fft: cudaStreamSynchronize"); }
+  void finish(cudaStream_t stream) override { gpu::check(cudaStreamSynchronize(stream), "fft: cudaStreamSynchronize"); }
 
  private:
   const DeviceProblem& problem_;

@@ -25,8 +25,9 @@ class GpuMethod {
   virtual void finish(cudaStream_t stream) = 0;
 };
 
-// "tiled": seed 002's row-block × column-block tasks and a reduction, as an
-// FR4 task graph (tiled_plan.hpp); C is never stored densely.
+// "tiled": the row-block × column-block tasks of the EnKF report ("ECE 408
+// final report") and a reduction, as an FR4 task graph (tiled_plan.hpp); C is
+// never stored densely.
 std::unique_ptr<GpuMethod> make_tiled_method(const DeviceProblem& problem);
 // "fft": Σ_l e_l ∘ (C (e_l ∘ h_m)) by circulant embedding and batched cuFFT.
 std::unique_ptr<GpuMethod> make_fft_method(const DeviceProblem& problem);

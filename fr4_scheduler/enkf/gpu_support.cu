@@ -1,3 +1,5 @@
+// The enkf workload's GPU helpers (gpu_support.hpp), the choice of a GPU
+// method and the CUDA-event timing of one.
 #include <cuda_runtime.h>
 
 #include "gpu_methods.hpp"
@@ -5,15 +7,11 @@
 
 namespace tiledqr::enkf {
 
-void check_cuda(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) throw GpuError(std::string(what) + " failed: " + cudaGetErrorString(e));
-}
-
 std::string gpu_description() {
   int device = 0;
-  check_cuda(cudaGetDevice(&device), "cudaGetDevice");
+  gpu::check(cudaGetDevice(&device), "cudaGetDevice");
   cudaDeviceProp prop{};
-  check_cuda(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
+  gpu::check(cudaGetDeviceProperties(&prop, device), "cudaGetDeviceProperties");
   return std::string(prop.name) + " (" + std::to_string(prop.multiProcessorCount) + " SMs)";
 }
 
@@ -43,18 +41,18 @@ struct TimingResources {
 
 std::vector<double> time_gpu_method(GpuMethod& method, int warmup, int repeats) {
   TimingResources r;
-  check_cuda(cudaStreamCreateWithFlags(&r.stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
-  check_cuda(cudaEventCreate(&r.start), "cudaEventCreate");
-  check_cuda(cudaEventCreate(&r.stop), "cudaEventCreate");
+  gpu::check(cudaStreamCreateWithFlags(&r.stream, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+  gpu::check(cudaEventCreate(&r.start), "cudaEventCreate");
+  gpu::check(cudaEventCreate(&r.stop), "cudaEventCreate");
   std::vector<double> seconds;
   for (int run = 0; run < warmup + repeats; ++run) {
-    check_cuda(cudaEventRecord(r.start, r.stream), "cudaEventRecord");
+    gpu::check(cudaEventRecord(r.start, r.stream), "cudaEventRecord");
     method.launch(r.stream);
-    check_cuda(cudaEventRecord(r.stop, r.stream), "cudaEventRecord");
+    gpu::check(cudaEventRecord(r.stop, r.stream), "cudaEventRecord");
     method.finish(r.stream);
-    check_cuda(cudaEventSynchronize(r.stop), "cudaEventSynchronize");
+    gpu::check(cudaEventSynchronize(r.stop), "cudaEventSynchronize");
     float ms = 0;
-    check_cuda(cudaEventElapsedTime(&ms, r.start, r.stop), "cudaEventElapsedTime");
+    gpu::check(cudaEventElapsedTime(&ms, r.start, r.stop), "cudaEventElapsedTime");
     if (run >= warmup) seconds.push_back(double(ms) * 1e-3);
   }
   return seconds;

@@ -1,5 +1,5 @@
-// CUDA helpers of the enkf workload: checked calls (a failure throws
-// GpuError with the CUDA error text) and an owning device array.
+// CUDA helpers of the enkf workload: the GPU's description and an owning
+// device array. CUDA calls are checked with gpu::check (common/gpu/cuda_check.hpp).
 #pragma once
 
 #include <cuda_runtime_api.h>
@@ -10,11 +10,9 @@
 #include <vector>
 
 #include "errors.hpp"
+#include "gpu/cuda_check.hpp"
 
 namespace tiledqr::enkf {
-
-// Throws GpuError "<what> failed: <CUDA error text>" unless e is cudaSuccess.
-void check_cuda(cudaError_t e, const char* what);
 
 // "NVIDIA H100 80GB HBM3 (132 SMs)" for the current device.
 std::string gpu_description();
@@ -25,9 +23,7 @@ template <class T>
 class DeviceArray {
  public:
   DeviceArray() = default;
-  DeviceArray(size_t count, const char* what) : count_(count) {
-    if (count > 0) check_cuda(cudaMalloc(reinterpret_cast<void**>(&data_), count * sizeof(T)), what);
-  }
+  DeviceArray(size_t count, const char* what) : data_(gpu::device_allocate<T>(count, what)), count_(count) {}
   explicit DeviceArray(const std::vector<T>& host, const char* what) : DeviceArray(host.size(), what) {
     upload(host);
   }
@@ -47,12 +43,12 @@ class DeviceArray {
   void upload(const std::vector<T>& host) {
     if (host.size() != count_) throw GpuError("DeviceArray::upload: size mismatch");
     if (count_ > 0)
-      check_cuda(cudaMemcpy(data_, host.data(), count_ * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy (upload)");
+      gpu::check(cudaMemcpy(data_, host.data(), count_ * sizeof(T), cudaMemcpyHostToDevice), "cudaMemcpy (upload)");
   }
   std::vector<T> download() const {
     std::vector<T> host(count_);
     if (count_ > 0)
-      check_cuda(cudaMemcpy(host.data(), data_, count_ * sizeof(T), cudaMemcpyDeviceToHost),
+      gpu::check(cudaMemcpy(host.data(), data_, count_ * sizeof(T), cudaMemcpyDeviceToHost),
                  "cudaMemcpy (download)");
     return host;
   }

@@ -1,4 +1,5 @@
-// fr4_enkf — seed 002's localised covariance product on the GPU:
+// fr4_enkf — the localised covariance product of the EnKF report ("ECE 408
+// final report") on the GPU:
 //   P_HT = [C ∘ (e eᵀ)] Hᵀ / (L − 1)
 // C N×N symmetric (or general) Toeplitz, e N×L, H M×N sparse. Methods:
 // tiled (FR4 task graph), fft (circulant embedding + cuFFT), dense (cuBLAS
@@ -106,7 +107,7 @@ int run(const Config& config) {
 
 int main(int argc, char** argv) {
   Config config;
-  CLI::App app{"P_HT = [C o (e e^T)] H^T / (L - 1) on the GPU (seed 002 on FR4)", "fr4_enkf"};
+  CLI::App app{"P_HT = [C o (e e^T)] H^T / (L - 1) on the GPU (EnKF localised covariance, tasks on the generic GPU scheduler)", "fr4_enkf"};
   app.add_option("--n", config.n, "state size N (default 10000)");
   add_problem_options(app, config.problem);
   app.add_option("--method", config.method, "auto, tiled, fft, dense or cpu (default auto)");

@@ -1,6 +1,7 @@
-// The "tiled" method: seed 002's row-block × column-block tasks and a
-// reduction (tiled_plan.hpp), run as one FR4 task graph through the
-// scheduler's public API (Graph, GraphExec, params_of, scratch_of).
+// The "tiled" method: the row-block × column-block tasks of the EnKF report
+// ("ECE 408 final report") and a reduction (tiled_plan.hpp), run as one task
+// graph through the scheduler's public API (Graph, GraphExec, params_of,
+// scratch_of).
 #include <cuda_runtime.h>
 
 #include "gpu_methods.hpp"
@@ -51,31 +52,24 @@ class TiledMethod : public GpuMethod {
         block_chunks_(plan_.block_chunks, "cudaMalloc (block chunks)"),
         partial_(size_t(plan_.partial_doubles), "cudaMalloc (partial sums)"),
         exec_(tiled_graph(plan_), tiled_exec_options()) {
-    params_.diagonals = problem.diagonals();
-    params_.e = problem.e();
-    params_.e_rows = problem.e_rows();
-    params_.union_col = union_col_.data();
-    params_.union_nz = union_nz_.data();
-    params_.nz_row = nz_row_.data();
-    params_.nz_value = nz_value_.data();
-    params_.chunks = chunks_.data();
-    params_.block_chunks = block_chunks_.data();
-    params_.partial = partial_.data();
-    params_.out = problem.out();
-    params_.n = problem.n();
-    params_.m = static_cast<int32_t>(problem.m());
-    params_.l = static_cast<int32_t>(problem.l());
-    params_.scale = 1.0 / double(problem.l() - 1);
+    // In TiledParams's order (tiled_kinds.cuh): the problem, the plan's
+    // arrays on the device, the output and the sizes.
+    params_ = TiledParams{problem.diagonals(), problem.e(), problem.e_rows(),
+                          union_col_.data(), union_nz_.data(), nz_row_.data(), nz_value_.data(),
+                          chunks_.data(), block_chunks_.data(), partial_.data(),
+                          problem.out(),
+                          problem.n(), static_cast<int32_t>(problem.m()), static_cast<int32_t>(problem.l()),
+                          1.0 / double(problem.l() - 1)};
   }
 
   void launch(cudaStream_t stream) override {
     const taskgraph::Status s = exec_.launch(params_, stream);
-    if (!s.ok()) throw GpuError(std::string("tiled: FR4 launch failed: ") + s.message);
+    if (!s.ok()) throw GpuError(std::string("tiled: the task-graph launch failed: ") + s.message);
   }
 
   void finish(cudaStream_t) override {
     const taskgraph::Status s = exec_.wait();
-    if (!s.ok()) throw GpuError(std::string("tiled: FR4 run failed: ") + s.message);
+    if (!s.ok()) throw GpuError(std::string("tiled: the task-graph run failed: ") + s.message);
   }
 
  private:

@@ -1,6 +1,6 @@
-// The task decomposition of the "tiled" method (seed 002's row-block ×
-// column-block tasks plus a reduction), laid out on the host so it can be
-// tested without a GPU.
+// The task decomposition of the "tiled" method (the row-block × column-block
+// tasks of the EnKF report ("ECE 408 final report") plus a reduction), laid out
+// on the host so it can be tested without a GPU.
 //
 // With w[j, m] = H[m, j] and K = C ∘ (e eᵀ),
 //   P_HT[i, m] = Σ_j K[i, j] w[j, m] / (L − 1),

@@ -1,8 +1,9 @@
 // A Toeplitz matrix kept as its 2N − 1 diagonals, never as N² entries
-// (seed 002, "Optimization 1"): C[i][j] = diagonals[N − 1 + i − j], so
-// diagonals[N − 1 + k] is the first column's entry k and diagonals[N − 1 − k]
-// the first row's entry k. A symmetric Toeplitz matrix (a stationary
-// covariance, the EnKF's localisation C) is given by its first column alone.
+// (the EnKF report, "ECE 408 final report", Optimization 1):
+// C[i][j] = diagonals[N − 1 + i − j], so diagonals[N − 1 + k] is the first
+// column's entry k and diagonals[N − 1 − k] the first row's entry k. A
+// symmetric Toeplitz matrix (a stationary covariance, the EnKF's
+// localisation C) is given by its first column alone.
 #pragma once
 
 #include <cstdint>

@@ -113,9 +113,9 @@ int run_bench(const BenchConfig& config) {
   log.comment("random a (seed S) and b (seed S+1) over " + std::to_string(config.alphabet) +
               " symbols, S = " + std::to_string(config.seed) +
               "; CPU: steady_clock, one thread; GPU: CUDA events around the GPU work, after one warm-up; medians");
-  log.comment("methods: cpu_dp = two-row DP; gpu_diagonal = one kernel per anti-diagonal of cells; fr4 = FR4 tile "
+  log.comment("methods: cpu_dp = two-row DP; gpu_diagonal = one kernel per anti-diagonal of cells; fr4 = task-graph "
               "wavefront of bit-parallel tiles, tile_h rows x tile_w columns, one warp per tile; "
-              "predicted_seconds = seed 001's model calibrated on the first and last tile_w of the same size");
+              "predicted_seconds = the run-time model of 'Supernode transformation on GPGPUs' calibrated on the first and last tile_w of the same size");
   log.line("method,m,n,alphabet,tile_w,tile_h,seconds_median,gcups,predicted_seconds,lcs_length,seconds_min,repeats,"
            "workers");
 

@@ -1,8 +1,8 @@
-// `fr4_lcs --bench`: the LCS benchmark of issue 8. For each square size it
-// times the CPU two-row DP, the per-diagonal GPU baseline and FR4 over a
-// sweep of tile widths, calibrates seed 001's model (lcs_model.hpp) on the
-// sweep's first and last widths, and writes measured and predicted times
-// as CSV (comment lines start with '#'):
+// `fr4_lcs --bench`: the LCS benchmark. For each square size it times the CPU
+// two-row DP, the per-diagonal GPU baseline and FR4 over a sweep of tile
+// widths, calibrates the run-time model of "Supernode transformation on GPGPUs"
+// (lcs_model.hpp) on the sweep's first and last widths, and writes measured and
+// predicted times as CSV (comment lines start with '#'):
 //   method,m,n,alphabet,tile_w,tile_h,seconds_median,gcups,predicted_seconds,
 //   lcs_length,seconds_min,repeats,workers
 #pragma once

@@ -1,8 +1,9 @@
-// The CPU side of the LCS workload (seed 001): the single-thread two-row DP
-// (the peer the GPU methods are measured against), the full-table DP that
-// tests check it with, a bit-parallel last-row DP (Hyyrö 2004, "Bit-parallel
-// LCS-length computation revisited"), and Hirschberg's linear-space
-// traceback (seed 001 ref. [15]) built on it.
+// The CPU side of the LCS workload ("Supernode transformation on GPGPUs"): the
+// single-thread two-row DP (the peer the GPU methods are measured against), the
+// full-table DP that tests check it with, a bit-parallel last-row DP (Hyyrö
+// 2004, "Bit-parallel LCS-length computation revisited"), and Hirschberg's
+// linear-space traceback (ref. [15] of "Supernode transformation on GPGPUs")
+// built on it.
 //
 // L(i, j) is the LCS length of a[0, i) and b[0, j):
 //   L(i, j) = L(i−1, j−1) + 1              if a[i−1] = b[j−1]

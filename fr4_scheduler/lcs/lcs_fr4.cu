@@ -1,5 +1,5 @@
-// Fr4Lcs: the tile wavefront of seed 001 as an FR4 graph, on FR4's public
-// API only (Graph, GraphExec, params_of).
+// Fr4Lcs: the tile wavefront of "Supernode transformation on GPGPUs" as an FR4
+// graph, on FR4's public API only (Graph, GraphExec, params_of).
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -38,10 +38,10 @@ std::string gpu_description() {
 
 void check_fr4_tile(const TileShape& tile) {
   if (tile.rows < 64 || tile.rows > 2048 || tile.rows % 64 != 0)
-    throw InputError("FR4 tile height (--tile-h) must be a multiple of 64 in 64 … 2048 (a word per lane), got " +
+    throw InputError("the task-graph tile height (--tile-h) must be a multiple of 64 in 64 … 2048 (a word per lane), got " +
                      std::to_string(tile.rows));
   if (tile.cols < 32 || tile.cols % 32 != 0)
-    throw InputError("FR4 tile width (--tile-w) must be a positive multiple of 32, got " + std::to_string(tile.cols));
+    throw InputError("the task-graph tile width (--tile-w) must be a positive multiple of 32, got " + std::to_string(tile.cols));
 }
 
 // Throws the error type that matches an FR4 run's status.
@@ -137,9 +137,9 @@ GpuRun Fr4Lcs::run() {
   State& s = *state_;
   if (!s.exec) return GpuRun{0, 0.0};
   s.timer.start();
-  check_status(s.exec->launch(s.params), "FR4 LCS run");
+  check_status(s.exec->launch(s.params), "the task-graph LCS run");
   s.timer.stop();
-  check_status(s.exec->wait(), "FR4 LCS run");
+  check_status(s.exec->wait(), "the task-graph LCS run");
   GpuRun out;
   out.seconds = s.timer.seconds();
   s.has_run = true;

@@ -1,6 +1,7 @@
 // The two GPU methods of the LCS workload, behind a host-only interface (no
 // CUDA headers), so the CLI and the CPU code compile with the host compiler:
-//   Fr4Lcs       seed 001's tile wavefront as an FR4 task graph (lcs_tile.cuh);
+//   Fr4Lcs       the tile wavefront of "Supernode transformation on GPGPUs"
+//                as an FR4 task graph (lcs_tile.cuh);
 //   DiagonalLcs  the baseline: one kernel launch per anti-diagonal of cells.
 // Both upload once and run many times; run() times the GPU work with CUDA
 // events. Failures throw GpuError (no GPU, a failed CUDA call, an FR4 run

@@ -1,13 +1,14 @@
-// Seed 001's closed-form run time of a tiled (supernode) wavefront, for the
-// LCS table of M rows (symbols of a) and N columns (symbols of b) cut into
-// tiles of h rows × w columns, run by P workers:
+// The closed-form run time of a tiled (supernode) wavefront ("Supernode
+// transformation on GPGPUs"), for the LCS table of M rows (symbols of a) and N
+// columns (symbols of b) cut into tiles of h rows × w columns, run by P
+// workers:
 //
 //   R = ⌈M/h⌉ tile rows, C = ⌈N/w⌉ tile columns, R + C − 1 anti-diagonal waves;
 //   wave d holds n_d = min(d + 1, R, C, R + C − 1 − d) tiles, run in ⌈n_d/P⌉ rounds;
 //   T(w, h) = Σ_d ⌈n_d/P⌉ · (w·h·t_cell + t_sync),
 //
 // with w·h read as min(w, N)·min(h, M): a tile larger than the table is the
-// table (the seed assumes tiles that divide it).
+// table (the paper assumes tiles that divide it).
 // t_cell is the time of one cell update inside a tile, t_sync the cost of
 // handing a tile's boundary to its successors and starting the next one.
 // When P ≥ min(R, C) every wave is one round and, at fixed h,

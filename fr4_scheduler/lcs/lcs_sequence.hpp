@@ -1,6 +1,6 @@
-// Input sequences of the LCS workload (seed 001): read from a file (plain
-// text or FASTA) or drawn at random, and the dense symbol codes the GPU
-// kernels index their match tables with.
+// Input sequences of the LCS workload ("Supernode transformation on GPGPUs"):
+// read from a file (plain text or FASTA) or drawn at random, and the dense
+// symbol codes the GPU kernels index their match tables with.
 #pragma once
 
 #include <cstdint>

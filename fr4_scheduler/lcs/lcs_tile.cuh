@@ -1,7 +1,8 @@
-// The LCS tile task on FR4 (seed 001's supernode, bit-parallel inside): one
-// warp advances the bit-vector LCS recurrence (Hyyrö 2004) of a tile of
-// h = 64·tile_words rows of a (lane r holds rows 64·r … 64·r + 63 of the tile
-// as one word) across w = tile_cols columns of b, one column per step:
+// The LCS tile task on FR4 (a supernode of "Supernode transformation on
+// GPGPUs", bit-parallel inside): one warp advances the bit-vector LCS
+// recurrence (Hyyrö 2004) of a tile of h = 64·tile_words rows of a (lane r
+// holds rows 64·r … 64·r + 63 of the tile as one word) across w = tile_cols
+// columns of b, one column per step:
 //
 //   U = V & Match[b_j];   V ← (V + U) | (V & ~Match[b_j])
 //

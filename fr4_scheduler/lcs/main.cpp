@@ -1,7 +1,8 @@
-// fr4_lcs — the LCS workload of seed 001 on FR4 (issue 8): the LCS length of
-// two sequences by a wavefront of bit-parallel tiles on the generic GPU
-// scheduler, with the CPU two-row DP and a per-diagonal GPU kernel as peers,
-// a Hirschberg traceback, and a benchmark mode (--bench, lcs_bench.hpp).
+// fr4_lcs — the LCS workload ("Supernode transformation on GPGPUs") on FR4: the
+// LCS length of two sequences by a wavefront of bit-parallel tiles on the
+// generic GPU scheduler, with the CPU two-row DP and a per-diagonal GPU kernel
+// as peers, a Hirschberg traceback, and a benchmark mode (--bench,
+// lcs_bench.hpp).
 //
 //   fr4_lcs --m 65536 --n 65536 --seed 7 --method all --json
 //   fr4_lcs --a x.fa --b y.fa --traceback lcs.txt --check
@@ -207,8 +208,8 @@ int main(int argc, char** argv) {
   Config config;
   BenchConfig bench;
   bool bench_mode = false;
-  CLI::App app{"LCS length of two sequences: tiled bit-parallel wavefront on FR4 (seed 001), with CPU and "
-               "per-diagonal GPU peers",
+  CLI::App app{"LCS length of two sequences: a wavefront of bit-parallel tiles on the generic GPU task "
+               "scheduler (method fr4), with CPU and per-diagonal GPU peers",
                "fr4_lcs"};
   const CLI::Validator integer = decimal();
   auto* a_option = app.add_option("--a", config.a_path, "first sequence: plain text or FASTA file");
@@ -222,13 +223,13 @@ int main(int argc, char** argv) {
   app.add_option("--seed", config.seed, "seed of random a; b uses seed + 1 (default 1)")->transform(integer);
   app.add_option("--method", config.method, "fr4 (default), diagonal, cpu or all")
       ->check(CLI::IsMember({"fr4", "diagonal", "cpu", "all"}));
-  app.add_option("--tile-h", config.tile_h, "FR4 tile rows of a: multiple of 64, 64 … 2048 (default 2048)")
+  app.add_option("--tile-h", config.tile_h, "fr4 method: tile rows of a, a multiple of 64, 64 … 2048 (default 2048)")
       ->transform(integer);
-  app.add_option("--tile-w", config.tile_w, "FR4 tile columns of b: multiple of 32 (default 256)")
+  app.add_option("--tile-w", config.tile_w, "fr4 method: tile columns of b, a multiple of 32 (default 256)")
       ->transform(integer);
   app.add_option("--repeats", config.repeats, "timed runs (median; one warm-up first when > 1)")->transform(integer);
   app.add_flag("--check", config.check,
-               "run all three methods, compare lengths and FR4's boundary rows with the CPU; exit 3 on a mismatch");
+               "run all three methods, compare lengths and the fr4 method's boundary rows with the CPU; exit 3 on a mismatch");
   app.add_option("--traceback", config.traceback, "write one LCS to this file (sequences up to 100000 symbols)");
   app.add_flag("--json", config.json, "print one JSON object instead of text");
   app.add_flag("--bench", bench_mode, "benchmark mode: write the CSV of lcs_bench.hpp (options below)");

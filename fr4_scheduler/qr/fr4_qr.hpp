@@ -1,12 +1,14 @@
-// The tiled QR factorisation on the task-graph library (FR4; docs/design.md §9):
-// the DAG of common/dag.hpp for any elimination tree, run by the generic
-// scheduler with the warp kernels of common/kernels/warp (tile 32), and
+// The tiled QR factorisation on the task-graph library (FR4; docs/design.md §8):
+// the DAG of common/qr_dag.hpp (the closed form) for any elimination tree, run by the generic
+// scheduler with the warp kernels of common/kernels/warp (tile 32, a warp a
+// task) or the block kernels of common/kernels/block (tiles of 64, 128 or
+// 256, a thread block a task, the FP64 tensor cores for double), and
 // DeviceFactorization's calls on device pointers. An Fr4Factorization plans
 // once for a shape (builds and uploads the task graph) and factors any
 // number of matrices of that shape.
 //
 //   tiledqr::Options options;
-//   options.tree = tiledqr::Tree::binary;
+//   options.tile = 128;                      // 0: chosen for the shape (fr4_tile_choice)
 //   tiledqr::gpu::Fr4Factorization<double> qr(m, n, options);
 //   qr.factor(d_a, lda);                     // (m, n) col-major on the device
 //   qr.solve(d_b, ldb, nrhs, d_x, ldx);      // X = argmin ‖A X − B‖_F
@@ -35,17 +37,20 @@ namespace tiledqr::gpu {
 template <typename T>
 struct Fr4FactorizationState;
 
-// Device memory an Fr4Factorization of an m x n matrix needs besides the caller's
-// matrix, in bytes: its tiles and τ, and the task graph at about 100 bytes
-// per task (header, arguments, counter, ready slot, successors), counting
-// 1.5× the flat tree's Σ_k (p − k)(q − k) tasks to cover the other trees.
-inline double qr_device_bytes(int64_t m, int64_t n, size_t element_bytes) {
-  const int64_t p = gpu::tile_shape.count(m), q = gpu::tile_shape.count(n);
-  double tasks = 0;
-  for (int64_t k = 0; k < p && k < q; ++k) tasks += double(p - k) * double(q - k);
-  const double tile = double(gpu::tile_shape.rows);
-  return double(p) * double(q) * (tile * tile + 2 * tile) * double(element_bytes) + 1.5 * 100.0 * tasks;
-}
+// The tiles the task-graph QR runs: tile 32 (the warp kernels) or 64, 128,
+// 256 with an inner block of 16, 32 or 64 (at most 32 for tile 256).
+struct Fr4Tiles {
+  int tile = 32;
+  int inner_block = 0;  // 0 for tile 32 (the warp kernels keep τ, not T)
+};
+
+// The tiles `options` ask for, checked: options.tile 0 takes the choice
+// for the shape and precision (fr4_tile_choice); inner_block 0 takes 32.
+// Throws InputError for a tile or inner block the kernels do not run.
+Fr4Tiles fr4_tiles(int64_t m, int64_t n, bool single_precision, const Options& options);
+// The elimination tree for the shape and tile: a tree of pairs (binary) for
+// tall matrices, whose tile columns would otherwise be long chains.
+Tree fr4_tree_choice(int64_t m, int64_t n, int tile);
 
 // The task-graph executor's result: DeviceFactorization's calls
 // (common/gpu/qr_result.hpp) with this executor — the task graph of the
@@ -56,12 +61,19 @@ class Fr4Factorization : public DeviceFactorization<T> {
  public:
   // Plans the factorisation of (m, n) matrices, m, n ≥ 1: builds the tile
   // DAG for options.tree and uploads it with device memory for the tiles.
-  // Reads options.tile (32 only), tree, trace, watchdog_seconds,
-  // warps_per_block and max_blocks.
+  // Reads options.tile and inner_block (fr4_tiles), tree, trace,
+  // watchdog_seconds, and for tile 32 warps_per_block and max_blocks.
   Fr4Factorization(int64_t m, int64_t n, const Options& options = Options{});
   ~Fr4Factorization() override;
   Fr4Factorization(Fr4Factorization&&) noexcept;
   Fr4Factorization& operator=(Fr4Factorization&&) noexcept;
+  // Device memory that constructor allocates on the current GPU, in bytes:
+  // the tiles and T factors, and the task graph for options.tree sized by
+  // the executor's launch on this GPU — exactly, for tile 32; for the block
+  // tiles the ready slots are counted for as many workers as warps (a
+  // worker is a block there), a few kB over. Throws GpuError without a
+  // GPU, InputError for tiles fr4_tiles refuses.
+  static double device_bytes(int64_t m, int64_t n, const Options& options = Options{});
 
   // Factors A (m, n), col-major in device memory, lda ≥ m (A is not changed).
   void factor(const T* d_a, int64_t lda) override;
@@ -72,18 +84,22 @@ class Fr4Factorization : public DeviceFactorization<T> {
   void finish_factor();
 
   int32_t task_count() const;
+  // The tiles it runs (after fr4_tiles' choice).
+  Fr4Tiles tiles() const;
   // CUDA-event time of the last factor() on the device: layout conversion
   // and the scheduler's run (s).
   double device_seconds() const override;
   // One record per task of the last factor() with Options::trace (ns from
-  // the first task's start; worker = the warp).
+  // the first task's start; worker = the warp, or the block for tiles of 64
+  // and more).
   std::vector<TaskRecord> trace() const;
   std::vector<TaskRecord> task_trace() const override { return trace(); }
 
  protected:
   QrFactors<T> factors() const override;
   void apply_tiles(bool transpose, T* b_tiles, int32_t column_tiles) const override;
-  // Backend reference, tile 32, this tree.
+  // Tile 32: backend reference; larger tiles: backend lapack with their
+  // inner block (T as LAPACK's ?geqrt/?tpqrt leave it); this tree.
   Options download_options() const override;
 
  private:

@@ -1,15 +1,21 @@
-// fr4_scheduler — FR4: the tiled QR as a task graph (any elimination tree)
-// run by the generic GPU scheduler, with the warp kernels of common/kernels/warp. Tile 32
-// only; --threads means nothing here; --backend and --inner-block are refused.
+// fr4_scheduler — the tiled QR as a task graph (any elimination tree) run by
+// the generic GPU scheduler: tile 32 on the warp kernels (common/kernels/warp),
+// tiles of 64, 128 and 256 on the block kernels (common/kernels/block, the
+// FP64 tensor cores for double). --tile auto (the default) chooses the tile,
+// inner block and tree for the shape; --threads means nothing here and
+// --backend is refused (the kernels are the stage's own).
 #include <cuda_runtime.h>
 
 #include <string>
 
-#include "gpu/cuda_check.hpp"
 #include "fr4_qr.hpp"
-#include "nvtx_range.hpp"
+#include "gpu/cuda_check.hpp"
 #include "gpu/stage.hpp"
+#include "nvtx_range.hpp"
+#include "qr_graph.hpp"
+#include "size_check.hpp"
 #include "stage_main.hpp"
+#include "taskgraph/executor_params.hpp"
 
 namespace {
 
@@ -17,8 +23,8 @@ template <typename T>
 tiledqr::Factorization<T> factor_on_gpu(const T* a, int64_t m, int64_t n, int64_t lda,
                                         const tiledqr::Options& options) {
   using namespace tiledqr;
-  const gpu::DeviceBuffer<T> d_a = gpu::stage_matrix_on_device(
-      a, m, n, lda, options.tile, "fr4_scheduler", "fr4_scheduler runs its task graph on an NVIDIA GPU, sm_90");
+  const gpu::DeviceBuffer<T> d_a =
+      gpu::stage_matrix_on_device(a, m, n, lda, "fr4_scheduler runs its task graph on an NVIDIA GPU, sm_90");
   gpu::Fr4Factorization<T> qr = [&] {
     const NvtxRange dag_build("DAG build");  // the plan: the tile DAG built and uploaded
     return gpu::Fr4Factorization<T>(m, n, options);
@@ -30,11 +36,35 @@ tiledqr::Factorization<T> factor_on_gpu(const T* a, int64_t m, int64_t n, int64_
 }  // namespace
 
 int main(int argc, char** argv) {
-  // The device holds the column-major matrix, plus what Fr4Factorization needs (tiles, τ, the graph).
-  const auto device_bytes = [](int64_t m, int64_t n, size_t element_bytes) {
-    return double(m) * double(n) * double(element_bytes) + tiledqr::gpu::qr_device_bytes(m, n, element_bytes);
+  using namespace tiledqr;
+  // The tiles for the shape (--tile auto) or those asked for, checked.
+  const auto choose_tiles = [](int64_t m, int64_t n, const Options& options, bool single_precision) {
+    const gpu::Fr4Tiles t = gpu::fr4_tiles(m, n, single_precision, options);
+    return StageDescription::Tiles{t.tile, t.inner_block, t.tile == 32 ? "gpu-warp" : "gpu-block"};
   };
-  return tiledqr::gpu::gpu_stage_main(
-      argc, argv, "fr4_scheduler", "Tiled QR factorisation as a task graph on the generic GPU scheduler (FR4; any tree)",
-      device_bytes, factor_on_gpu<double>, factor_on_gpu<float>);
+  // The device holds the column-major matrix, plus what Fr4Factorization
+  // allocates (tiles, T factors, the graph) for the tiles and tree chosen.
+  const auto device_bytes = [](int64_t m, int64_t n, size_t element_bytes, const Options& options) {
+    return double(m) * double(n) * double(element_bytes) +
+           (element_bytes == sizeof(float) ? gpu::Fr4Factorization<float>::device_bytes(m, n, options)
+                                           : gpu::Fr4Factorization<double>::device_bytes(m, n, options));
+  };
+  // The host builds the graph from the closed form (predecessor counts,
+  // priorities, the upload's chunk buffers) and, with --trace, keeps a
+  // trace event and two task records (the trace, its copy in the result) a task.
+  const auto host_schedule_bytes = [](int64_t m, int64_t n, const Options& options) {
+    const int32_t p = tile_count(m, options.tile), q = tile_count(n, options.tile);
+    const double tasks = double(gpu::qr_graph_shape(p, q, options.tree).num_tasks);
+    const double trace = options.trace ? tasks * double(sizeof(taskgraph::TraceEvent) + 2 * sizeof(TaskRecord)) : 0;
+    return double(gpu::qr_graph_host_bytes(p, q, options.tree)) + trace;
+  };
+  return gpu::gpu_stage_main(argc, argv, "fr4_scheduler",
+                             "Tiled QR factorisation as a task graph on the generic GPU scheduler (any tree)",
+                             device_bytes, factor_on_gpu<double>, factor_on_gpu<float>, [&](StageDescription& stage) {
+                               stage.choose_tiles = choose_tiles;
+                               stage.host_schedule_bytes = host_schedule_bytes;
+                               stage.default_tree = [](int64_t m, int64_t n, int tile, int) {
+                                 return gpu::fr4_tree_choice(m, n, tile);
+                               };
+                             });
 }

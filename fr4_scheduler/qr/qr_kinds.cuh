@@ -1,7 +1,7 @@
 // The tiled QR's task kinds on the FR4 scheduler (docs/design.md §9, workload qr):
 // one kind per TaskKind (kind id = its value), each run by the warp
 // binding (common/kernels/warp_binding.cuh) on tiles of 32, so FR4 runs
-// exactly the arithmetic FR3 runs, in the order the DAG of common/dag.hpp
+// exactly the arithmetic FR3 runs, in the order the DAG of common/qr_dag.hpp
 // allows.
 // The same kinds apply Q or Qᵀ to another matrix's tiles (QrRunParams::c).
 #pragma once
@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "kernels/warp_binding.cuh"
+#include "qr_graph.hpp"
 #include "task.hpp"
 #include "taskgraph/task_args.hpp"
 #include "taskgraph/task_context.cuh"
@@ -18,13 +19,6 @@ namespace tiledqr::gpu {
 // This header is the QR stage's own (included by fr4_qr_impl.cuh only):
 // the task-graph library's names unqualified.
 using namespace tiledqr::taskgraph;
-
-// One task's arguments: the task of the DAG and, for the update kinds,
-// whether they apply Qᵀ (factorisation, apply_qt) or Q (apply_q).
-struct QrTaskArgs {
-  Task task;
-  int32_t transpose;
-};
 
 // One run's data: the warp binding's tiles and τ (device memory).
 template <typename T>

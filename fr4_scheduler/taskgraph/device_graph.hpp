@@ -1,14 +1,17 @@
 // The non-template part of an instantiated graph: device buffers uploaded
-// once, the launch shape, the cooperative launch and the host watchdog.
+// once (from a compiled Graph or a stream of chunks in the device layout),
+// the launch shape, the cooperative launch and the host watchdog.
 // GraphExec<Kinds> (graph_exec.cuh) adds only the kernel for its kinds.
 #pragma once
 
 #include <cuda_runtime_api.h>
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "device_layout.hpp"
 #include "executor_params.hpp"
 #include "graph.hpp"
 
@@ -25,6 +28,9 @@ struct ExecOptions {
   // never started. Graphs with block kinds refuse it (a block task needs
   // every warp of its block).
   int test_absent_worker = -1;
+  // Set by GraphExec for kinds that are all block kinds (block_executor.cuh):
+  // a worker is a whole block, so there are `blocks` workers.
+  bool workers_are_blocks = false;
 };
 
 // What run() / wait() report. The message carries the CUDA error text or
@@ -46,21 +52,9 @@ struct LaunchShape {
   int blocks_per_sm = 0;     // from the occupancy calculator (or ExecOptions)
   int blocks = 0;
   int warps_per_block = 0;
-  int workers = 0;           // warps in all
+  int workers = 0;           // warps in all (blocks, for block-only kinds)
   size_t shared_bytes = 0;   // dynamic shared memory per block
 };
-
-// Host vectors in the device layout (also what the CPU tests run on).
-struct DeviceLayout {
-  std::vector<TaskHeader> headers;
-  std::vector<uint32_t> succs;  // task id | single_predecessor_bit
-  std::vector<int32_t> roots;
-  std::vector<int32_t> remaining;  // initial counters: the predecessor counts
-};
-
-// Lays `graph` out for the scheduler core. Throws GraphError when the graph
-// has more edges than 32-bit offsets can address.
-DeviceLayout make_device_layout(const CompiledGraph& graph);
 
 // Number of GPUs (0 when none, or no driver).
 int gpu_count();
@@ -68,15 +62,24 @@ int gpu_count();
 class DeviceGraph {
  public:
   // Uploads `graph` and sizes the launch of `kernel` (a
-  // persistent_executor<Kinds>). Throws GpuError when there is no GPU or a
-  // CUDA call fails; a launch that cannot be co-resident is refused by
-  // launch() instead, with the reason.
+  // persistent_executor<Kinds>). Throws GpuError when there is no GPU, the
+  // graph's device arrays (device_graph_arrays) do not fit in the free
+  // device memory (before allocating any) or a CUDA call fails; GraphError
+  // when the stream breaks its contract (ChunkChecker). A launch that cannot
+  // be co-resident is refused by launch() instead, with the reason.
+  DeviceGraph(const LayoutStream& graph, const ExecOptions& options, const void* kernel);
   DeviceGraph(const CompiledGraph& graph, const ExecOptions& options, const void* kernel);
   ~DeviceGraph();
   DeviceGraph(const DeviceGraph&) = delete;
   DeviceGraph& operator=(const DeviceGraph&) = delete;
 
-  // Enqueues one run on `stream` (reset, dirty arguments, the kernel).
+  // The launch a DeviceGraph of `kernel` with `options` would make on the
+  // current GPU (its worker count sizes the ready ring); `refusal`, when
+  // given, receives why it could not be co-resident ("" when it can).
+  // Throws InputError for bad options, GpuError without a GPU.
+  static LaunchShape plan_launch(const ExecOptions& options, const void* kernel, std::string* refusal = nullptr);
+
+  // Enqueues one run on `stream` (reset, changed arguments, the kernel).
   Status launch(const RunParams& params, cudaStream_t stream);
   // Waits for the launched run under the watchdog.
   Status wait();
@@ -98,6 +101,7 @@ class DeviceGraph {
   void add_phantom_predecessor_for_testing(int32_t task);
 
  private:
+  void upload_chunks(const LayoutStream& graph);
   void release() noexcept;
 
   const void* kernel_ = nullptr;
@@ -107,19 +111,20 @@ class DeviceGraph {
   int32_t num_tasks_ = 0;
   int32_t num_roots_ = 0;
   bool has_block_tasks_ = false;
-  std::vector<int32_t> initial_remaining_;
-  std::vector<TaskArgs> args_host_;
-  int32_t dirty_first_ = -1, dirty_last_ = -1;  // args to upload at the next launch
+  std::map<int32_t, TaskArgs> pending_args_;  // set_args since the last launch
+  std::vector<TaskArgs> staged_args_;         // their values, read by the last launch's copies
   uint32_t epoch_ = 0;
   bool needs_full_reset_ = false;
   bool running_ = false;
   bool wedged_ = false;  // a run did not stop after an abort
   cudaEvent_t done_ = nullptr;
 
+  // Device arrays, sized by device_graph_arrays.
   TaskHeader* headers_ = nullptr;
   uint32_t* succs_ = nullptr;
   int32_t* roots_ = nullptr;
   int32_t* remaining_ = nullptr;
+  int32_t* initial_remaining_ = nullptr;  // copied over remaining_ after a failed run
   unsigned long long* slots_ = nullptr;
   int64_t slot_count_ = 0;
   RunCounters* counters_ = nullptr;

@@ -11,6 +11,7 @@
 
 #include "device_graph.hpp"
 #include "graph.hpp"
+#include "block_executor.cuh"
 #include "persistent_executor.cuh"
 
 namespace tiledqr::taskgraph {
@@ -21,9 +22,19 @@ class GraphExec {
   // Uploads `graph`. Throws GraphError (bad graph) or GpuError (no GPU, a
   // failed CUDA call).
   explicit GraphExec(const CompiledGraph& graph, const ExecOptions& options = ExecOptions{})
-      : device_(graph, options, reinterpret_cast<const void*>(&persistent_executor<Kinds>)) {}
+      : device_(checked(graph), with_worker_shape(options), kernel()) {}
   explicit GraphExec(const Graph& graph, const ExecOptions& options = ExecOptions{})
       : GraphExec(graph.compile(), options) {}
+  // Uploads a graph given in the device layout, chunk by chunk (for graphs
+  // too large to build as a Graph; device_layout.hpp).
+  explicit GraphExec(const LayoutStream& graph, const ExecOptions& options = ExecOptions{})
+      : device_(graph, with_worker_shape(options), kernel()) {}
+
+  // The launch this executor would make with `options` on the current GPU
+  // (e.g. its worker count, to size the device memory before uploading).
+  static LaunchShape launch_shape(const ExecOptions& options = ExecOptions{}) {
+    return DeviceGraph::plan_launch(with_worker_shape(options), kernel());
+  }
 
   // Runs every task once and waits (under the watchdog).
   Status run(cudaStream_t stream = 0) { return device_.run(RunParams{}, stream); }
@@ -54,6 +65,23 @@ class GraphExec {
 
  private:
   DeviceGraph device_;
+
+  // Kinds that are all block kinds run on the block executor.
+  static constexpr bool block_only = BlockOnlyKinds<Kinds>::value;
+  static const void* kernel() {
+    if constexpr (block_only) return reinterpret_cast<const void*>(&block_executor<Kinds>);
+    else return reinterpret_cast<const void*>(&persistent_executor<Kinds>);
+  }
+  static ExecOptions with_worker_shape(ExecOptions options) {
+    options.workers_are_blocks = block_only;
+    return options;
+  }
+  static const CompiledGraph& checked(const CompiledGraph& graph) {
+    if (block_only)
+      for (const Team t : graph.team)
+        if (t != Team::block) throw GraphError("these kinds run block tasks only, but the graph has a warp task");
+    return graph;
+  }
 };
 
 }  // namespace tiledqr::taskgraph

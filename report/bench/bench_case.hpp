@@ -1,4 +1,4 @@
-// The benchmark driver's view of a stage (issue 6): one case in, timings and
+// The benchmark driver's view of a stage: one case in, timings and
 // accuracy out. The driver (bench_main.cpp) owns repeats, CSV rows,
 // progress and resume; each stage contributes one function.
 #pragma once
@@ -37,6 +37,9 @@ struct BenchOutcome {
   double residual = std::numeric_limits<double>::quiet_NaN();
   double orthogonality = std::numeric_limits<double>::quiet_NaN();
   std::string device;           // "cpu" or the GPU's name
+  // The tile and inner block a stage chose for tile 0 ("auto"); the CSV
+  // records them in place of the 0.
+  int chosen_tile = 0, chosen_inner_block = 0;
 };
 
 // The driver's matrix: uniform in [-1, 1) from mt19937_64(seed), as every stage draws it.

@@ -1,4 +1,4 @@
-// tiledqr_bench — the one benchmark driver (issue 6). Runs any subset of
+// tiledqr_bench — the one benchmark driver. Runs any subset of
 // FR1, FR2, FR3, FR4, LAPACK/OpenBLAS and cuSOLVER over a shape sweep, with
 // warm-ups and repeats, and appends one CSV row per case (median, min and
 // max seconds, GFLOP/s with flops = 2mn² − 2n³/3, residuals). Progress goes
@@ -121,10 +121,8 @@ BenchOutcome measure(const StageFunction& stage, BenchCase c, double budget) {
 void normalize(BenchCase& c) {
   const bool tiled_cpu = c.stage == "fr1" || c.stage == "fr2";
   if (c.stage != "fr2" && c.stage != "lapack") c.threads = 1;
-  if (!tiled_cpu) {
-    c.backend = "-";
-    c.inner_block = 0;
-  }
+  if (!tiled_cpu) c.backend = "-";
+  if (!tiled_cpu && c.stage != "fr4") c.inner_block = 0;  // the GPU task graph's block tiles take one
   if (c.stage == "lapack" || c.stage == "cusolver") {
     c.tree = "-";
     c.tile = 0;
@@ -200,14 +198,14 @@ int bench_main(int argc, char** argv) {
   app.add_option("--stages", stage_list, "comma list of fr1,fr2,fr3,fr4,lapack,cusolver");
   app.add_option("--shapes", shape_list, "comma list of MxN, e.g. 1024x1024,262144x64");
   app.add_option("--precisions", precision_list, "double, float or both (comma list)");
-  app.add_option("--backends", backend_list, "FR1/FR2 kernels: lapack, reference");
-  app.add_option("--trees", tree_list, "FR2/FR4 trees: flat, binary, greedy");
-  app.add_option("--threads", thread_list, "FR2/LAPACK thread counts (comma list)");
-  app.add_option("--tiles", tile_list, "tile sizes (comma list)");
-  app.add_option("--executors", executor_list, "FR3 executors per SM (comma list)");
-  app.add_option("--weights", weight_list, "FR3 round-robin weights of tsqrt/tsmqr (comma list)");
+  app.add_option("--backends", backend_list, "kernels of fr1 and fr2: lapack, reference");
+  app.add_option("--trees", tree_list, "trees of fr2 and fr4: flat, binary, greedy");
+  app.add_option("--threads", thread_list, "thread counts of fr2 and lapack (comma list)");
+  app.add_option("--tiles", tile_list, "tile sizes (comma list; auto: fr4 chooses)");
+  app.add_option("--executors", executor_list, "executors per SM of fr3 (comma list)");
+  app.add_option("--weights", weight_list, "round-robin weights of tsqrt/tsmqr in fr3 (comma list)");
   const CLI::Validator count = decimal_integer(false);
-  app.add_option("--inner-block", inner_block, "ib of the lapack backend (0: min(tile, 32))")->transform(count);
+  app.add_option("--inner-block", inner_block, "inner block of the lapack backend and of fr4's block tiles (0: min(tile, 32))")->transform(count);
   app.add_option("--warmup", warmup, "warm-up runs per case (default 1)")->transform(count);
   app.add_option("--repeats", repeats, "timed runs per case at most (default 10)")->transform(count);
   app.add_option("--budget", budget, "seconds of timed runs per case at most (default 20)")
@@ -241,8 +239,10 @@ int bench_main(int argc, char** argv) {
     } else {
       if (stage_list.empty() || shape_list.empty())
         throw InputError("give --preset, or --stages and --shapes");
-      const std::vector<int> threads = counts(thread_list, "--threads"), tiles = counts(tile_list, "--tiles"),
-                             executors = counts(executor_list, "--executors");
+      const std::vector<int> threads = counts(thread_list, "--threads"), executors = counts(executor_list, "--executors");
+      std::vector<int> tiles;  // "auto" is 0: the GPU task-graph stage chooses
+      for (const std::string& tile : split(tile_list, "--tiles"))
+        tiles.push_back(tile == "auto" ? 0 : int(parse_integer(tile, "--tiles", 1, std::numeric_limits<int>::max())));
       std::vector<double> weights;
       for (const std::string& weight : split(weight_list, "--weights"))
         weights.push_back(parse_real(weight, "--weights", 0, true));
@@ -300,9 +300,8 @@ int bench_main(int argc, char** argv) {
     const OutputTarget target = check_output_path("--out", out);
     const ResumeState kept = resume && target.kind == OutputKind::replace ? read_for_resume(out) : ResumeState{};
     const std::set<std::string>& done = kept.done;
-    std::string header = "# tiledqr_bench";
-    for (int a = 1; a < argc; ++a) header += std::string(" ") + argv[a];
-    header += "\n" + provenance_line(gpu_provenance()) + "\n" + csv_header() + "\n";
+    const std::string header = "# " + command_line("tiledqr_bench", argc, argv) + "\n" +
+                               provenance_line(gpu_provenance()) + "\n" + csv_header() + "\n";
     OutputFile csv = open_log(target, kept, header);
     if (kept.exists && kept.has_header) {
       csv.write(provenance_line(gpu_provenance()) + " (resumed)\n");

@@ -15,6 +15,7 @@
 //   tiledqr_block_kernel_bench [--out FILE] [--commit HASH] [--waves W] [--panels P]
 //                              [--repeats R] [--batch B] [--only 'KERNEL PRECISION NB IB']
 // --only runs one case (e.g. 'tsmqr double 128 32'), for a profiler.
+#include <CLI/CLI.hpp>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
 #include <lapacke.h>
@@ -22,13 +23,12 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
 #include <ctime>
 #include <fstream>
 #include <functional>
 #include <random>
-#include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "kernels/block/device_primitives.cuh"
@@ -39,18 +39,21 @@
 #include "kernels/host/tsqrt.hpp"
 #include "kernels/warp_registers/tsmqr.cuh"
 #include "kernels/warp/tsmqr.cuh"
+#include "errors.hpp"
+#include "gpu/cuda_check.hpp"
+#include "program.hpp"
 #include "random_values.hpp"
+#include "strict_numbers.hpp"
 
 namespace {
 
 namespace block = tiledqr::kernels::block;
 using tiledqr::random_values;
 
-void cuda_ok(cudaError_t status, const char* what) {
-  if (status != cudaSuccess) throw std::runtime_error(std::string(what) + ": " + cudaGetErrorString(status));
-}
+using tiledqr::gpu::check;  // CUDA's errors: GpuError with CUDA's text (exit 4)
 void cublas_ok(cublasStatus_t status, const char* what) {
-  if (status != CUBLAS_STATUS_SUCCESS) throw std::runtime_error(std::string(what) + ": cuBLAS status " + std::to_string(int(status)));
+  if (status != CUBLAS_STATUS_SUCCESS)
+    throw tiledqr::GpuError(std::string(what) + ": cuBLAS status " + std::to_string(int(status)));
 }
 
 struct Settings {
@@ -64,18 +67,18 @@ struct Timing {
 };
 Timing time_launches(const Settings& s, const std::function<void()>& launch) {
   cudaEvent_t start, stop;
-  cuda_ok(cudaEventCreate(&start), "cudaEventCreate");
-  cuda_ok(cudaEventCreate(&stop), "cudaEventCreate");
+  check(cudaEventCreate(&start), "cudaEventCreate");
+  check(cudaEventCreate(&stop), "cudaEventCreate");
   for (int w = 0; w < 2; ++w) launch();
-  cuda_ok(cudaDeviceSynchronize(), "warm-up");
+  check(cudaDeviceSynchronize(), "warm-up");
   std::vector<double> samples;
   for (int r = 0; r < s.repeats; ++r) {
-    cuda_ok(cudaEventRecord(start), "cudaEventRecord");
+    check(cudaEventRecord(start), "cudaEventRecord");
     for (int b = 0; b < s.batch; ++b) launch();
-    cuda_ok(cudaEventRecord(stop), "cudaEventRecord");
-    cuda_ok(cudaEventSynchronize(stop), "cudaEventSynchronize");
+    check(cudaEventRecord(stop), "cudaEventRecord");
+    check(cudaEventSynchronize(stop), "cudaEventSynchronize");
     float ms = 0;
-    cuda_ok(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+    check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
     samples.push_back(double(ms) / s.batch);
   }
   cudaEventDestroy(start);
@@ -116,12 +119,12 @@ __global__ void ffma_probe_kernel(int iterations, float* sink) {
 double probe_tflops(const Settings& s, const cudaDeviceProp& prop, bool dmma) {
   const int blocks = prop.multiProcessorCount * 4, threads = 256, iterations = 4096;
   double* sink = nullptr;
-  cuda_ok(cudaMalloc(&sink, threads * sizeof(double)), "cudaMalloc");
+  check(cudaMalloc(&sink, threads * sizeof(double)), "cudaMalloc");
   const Timing t = time_launches(s, [&] {
     if (dmma) dmma_probe_kernel<<<blocks, threads>>>(iterations, sink);
     else ffma_probe_kernel<<<blocks, threads>>>(iterations, reinterpret_cast<float*>(sink));
   });
-  cuda_ok(cudaGetLastError(), "probe");
+  check(cudaGetLastError(), "probe");
   cudaFree(sink);
   const double flops = dmma ? double(blocks) * (threads / 32) * iterations * 8 * (16.0 * 8 * 4 * 2)
                             : double(blocks) * threads * iterations * 8 * 2.0;
@@ -132,8 +135,8 @@ template <typename T>
 struct DeviceVector {
   T* data = nullptr;
   explicit DeviceVector(const std::vector<T>& host) {
-    cuda_ok(cudaMalloc(&data, std::max<std::size_t>(host.size(), 1) * sizeof(T)), "cudaMalloc");
-    cuda_ok(cudaMemcpy(data, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
+    check(cudaMalloc(&data, std::max<std::size_t>(host.size(), 1) * sizeof(T)), "cudaMalloc");
+    check(cudaMemcpy(data, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
   }
   DeviceVector(const DeviceVector&) = delete;
   DeviceVector& operator=(const DeviceVector&) = delete;
@@ -213,10 +216,10 @@ Row measure_update(const Settings& s, const cudaDeviceProp& prop, bool stacked, 
                                                  : block::ReflectorShape::full;
   const DeviceVector<block::CompactWy<T>> dlist(list);
   const Timing timing = time_launches(s, [&] {
-    cuda_ok(block::launch_update_tasks<T, NB, IB>(shape, true, dlist.data, tasks, nullptr), "update");
+    check(block::launch_update_tasks<T, NB, IB>(shape, true, dlist.data, tasks, nullptr), "update");
   });
   int blocks_per_sm = 0;
-  cuda_ok(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, block::update_tasks_kernel<T, NB, IB>,
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, block::update_tasks_kernel<T, NB, IB>,
                                                         block::CompactWyLaunch<T, NB, IB>::threads,
                                                         block::CompactWyLaunch<T, NB, IB>::shared_bytes),
           "occupancy");
@@ -259,14 +262,14 @@ Row measure_mma_variant(const Settings& s, const cudaDeviceProp& prop) {
                                          dt.data + std::size_t(IB) * NB * (i % s.panels), IB, da1.data + tile * i, NB,
                                          da2.data + tile * i, NB));
   const DeviceVector<block::CompactWy<double>> dlist(list);
-  cuda_ok(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(Layout::shared_bytes)),
+  check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(Layout::shared_bytes)),
           "cudaFuncSetAttribute");
   const Timing timing = time_launches(s, [&] {
     kernel<<<tasks, Layout::threads, Layout::shared_bytes>>>(dlist.data);
-    cuda_ok(cudaGetLastError(), "variant");
+    check(cudaGetLastError(), "variant");
   });
   int blocks_per_sm = 0;
-  cuda_ok(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, Layout::threads, Layout::shared_bytes),
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, Layout::threads, Layout::shared_bytes),
           "occupancy");
   const std::string name = "tsmqr_s" + std::to_string(SLICES) + "w" + std::to_string(WARPS) + "b" + std::to_string(BLOCKS);
   Row row = make_row<double>("", NB, IB, tasks, timing, blocks_per_sm, prop, 4.0 * NB * NB * NB);
@@ -291,8 +294,8 @@ Row measure_factor(const Settings& s, const cudaDeviceProp& prop, block::PanelKi
   const DeviceVector<T> dtop_in(top), dbody_in(body_in);
   const std::size_t bytes = tile * tasks * sizeof(T);
   const auto restore = [&] {
-    cuda_ok(cudaMemcpyAsync(dtop.data, dtop_in.data, bytes, cudaMemcpyDeviceToDevice), "restore");
-    cuda_ok(cudaMemcpyAsync(dbody.data, dbody_in.data, bytes, cudaMemcpyDeviceToDevice), "restore");
+    check(cudaMemcpyAsync(dtop.data, dtop_in.data, bytes, cudaMemcpyDeviceToDevice), "restore");
+    check(cudaMemcpyAsync(dbody.data, dbody_in.data, bytes, cudaMemcpyDeviceToDevice), "restore");
   };
   std::vector<block::FactorTask<T>> list;
   for (int i = 0; i < tasks; ++i)
@@ -302,12 +305,12 @@ Row measure_factor(const Settings& s, const cudaDeviceProp& prop, block::PanelKi
   const Timing copies = time_launches(s, restore);
   Timing timing = time_launches(s, [&] {
     restore();
-    cuda_ok(block::launch_factor_tasks<T, NB, IB>(kind, dlist.data, tasks, nullptr), "factor");
+    check(block::launch_factor_tasks<T, NB, IB>(kind, dlist.data, tasks, nullptr), "factor");
   });
   timing.median_ms -= copies.median_ms;
   timing.min_ms -= copies.median_ms;
   int blocks_per_sm = 0;
-  cuda_ok(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, block::factor_tasks_kernel<T, NB, IB>,
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, block::factor_tasks_kernel<T, NB, IB>,
                                                         block::PanelLayout<T, NB, IB>::threads,
                                                         block::PanelLayout<T, NB, IB>::shared_bytes),
           "occupancy");
@@ -356,15 +359,15 @@ Row measure_warp_tsmqr(const Settings& s, const cudaDeviceProp& prop) {
   constexpr int per_warp = registers ? tiledqr::kernels::warp_registers::shared_elements
                                      : tiledqr::gpu::warp_shared_elements;
   const std::size_t shared = std::size_t(per_warp) * warp_tasks_per_block * sizeof(T);
-  cuda_ok(cudaFuncSetAttribute(warp_tsmqr_kernel<T, registers>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+  check(cudaFuncSetAttribute(warp_tsmqr_kernel<T, registers>, cudaFuncAttributeMaxDynamicSharedMemorySize,
                                int(shared)), "cudaFuncSetAttribute");
   const Timing timing = time_launches(s, [&] {
     warp_tsmqr_kernel<T, registers><<<blocks, 32 * warp_tasks_per_block, shared>>>(dv.data, dtau.data, da1.data,
                                                                                  da2.data, s.panels);
-    cuda_ok(cudaGetLastError(), "warp tsmqr");
+    check(cudaGetLastError(), "warp tsmqr");
   });
   int blocks_per_sm = 0;
-  cuda_ok(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, warp_tsmqr_kernel<T, registers>,
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, warp_tsmqr_kernel<T, registers>,
                                                         32 * warp_tasks_per_block, shared), "occupancy");
   // A warp holds a task's slot: blocks_per_sm · warp_tasks_per_block per SM.
   return make_row<T>(registers ? "warp_registers_tsmqr" : "warp_tsmqr_fr3", b, 1, tasks, timing,
@@ -411,39 +414,20 @@ double cublas_square_tflops(const Settings& s, cublasHandle_t handle, int n) {
   return 2.0 * n * n * double(n) / (timing.median_ms * 1e-3) / 1e12;
 }
 
-}  // namespace
-
-int main(int argc, char** argv) {
+struct Config {
   std::string out_path = "block_kernels.csv", commit = "unknown", only;
   Settings s;
-  for (int a = 1; a < argc; ++a) {
-    const std::string arg = argv[a];
-    const bool has_value = a + 1 < argc;
-    if (arg == "--out" && has_value) out_path = argv[++a];
-    else if (arg == "--commit" && has_value) commit = argv[++a];
-    else if (arg == "--waves" && has_value) s.waves = std::atoi(argv[++a]);
-    else if (arg == "--panels" && has_value) s.panels = std::atoi(argv[++a]);
-    else if (arg == "--repeats" && has_value) s.repeats = std::atoi(argv[++a]);
-    else if (arg == "--batch" && has_value) s.batch = std::atoi(argv[++a]);
-    else if (arg == "--only" && has_value) only = argv[++a];
-    else {
-      std::fprintf(stderr, "usage: tiledqr_block_kernel_bench [--out FILE] [--commit HASH] [--waves W] "
-                           "[--panels P] [--repeats R] [--batch B] [--only 'KERNEL PRECISION NB IB']\n");
-      return 2;
-    }
-  }
-  if (s.waves < 1 || s.panels < 1 || s.repeats < 1 || s.batch < 1) {
-    std::fprintf(stderr, "tiledqr_block_kernel_bench: --waves, --panels, --repeats and --batch must be ≥ 1\n");
-    return 2;
-  }
+};
+
+int run(const Config& config) {
+  const std::string& out_path = config.out_path;
+  const std::string& commit = config.commit;
+  const Settings& s = config.s;
   int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::fprintf(stderr, "tiledqr_block_kernel_bench: no CUDA-capable GPU\n");
-    return 4;
-  }
-  try {
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) throw tiledqr::GpuError("no CUDA-capable GPU");
+  {
     cudaDeviceProp prop{};
-    cuda_ok(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+    check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
     cublasHandle_t handle;
     cublas_ok(cublasCreate(&handle), "cublasCreate");
     char host[256] = "unknown";
@@ -511,12 +495,9 @@ int main(int argc, char** argv) {
         << "kernel,precision,nb,ib,tasks,median_ms,min_ms,us_per_task,block_us,tflops,peak_tflops,pct_of_peak,"
            "cublas_batched_tflops,vs_cublas_batched"
         << std::endl;
-    if (!out) {
-      std::fprintf(stderr, "tiledqr_block_kernel_bench: cannot write %s\n", out_path.c_str());
-      return 1;
-    }
+    if (!out) throw tiledqr::InputError("cannot write " + out_path);
     for (const auto& [label, run_case] : cases) {
-      if (!only.empty() && label != only) continue;
+      if (!config.only.empty() && label != config.only) continue;
       Row r = run_case();
       const bool dbl = r.precision == "double";
       r.peak_tflops = dbl ? dmma : ffma;
@@ -533,9 +514,32 @@ int main(int argc, char** argv) {
                    100 * r.tflops / r.peak_tflops, r.tflops / r.cublas_tflops);
     }
     cublasDestroy(handle);
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "tiledqr_block_kernel_bench: %s\n", e.what());
-    return 1;
+    out.close();
+    if (!out) throw tiledqr::InputError("writing " + out_path + " failed");
   }
   return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Config config;
+  const std::string program = "tiledqr_block_kernel_bench";
+  CLI::App app{"Throughput of the block kernels on many independent tasks, against the DMMA/FFMA peaks "
+               "and cuBLAS measured in the same run",
+               program};
+  app.add_option("--out", config.out_path, "CSV file to write (default block_kernels.csv)");
+  app.add_option("--commit", config.commit, "commit to record in the CSV (default unknown)");
+  app.add_option("--only", config.only, "run one case, e.g. 'tsmqr double 128 32' (for a profiler)");
+  Settings& s = config.s;
+  for (auto [name, value, help] :
+       {std::tuple{"--waves", &s.waves, "tasks per SM (the warp kernels: 16 times as many)"},
+        {"--panels", &s.panels, "LAPACK factorisations whose V and T the tasks share"},
+        {"--repeats", &s.repeats, "timed samples (median)"},
+        {"--batch", &s.batch, "launches per sample"}})
+    app.add_option(name, *value, std::string(help) + " (default " + std::to_string(*value) + ")")
+        ->transform(tiledqr::decimal_integer(false))
+        ->check(CLI::Range(1, 1 << 20));
+  if (const int code = tiledqr::parse_command_line(app, argc, argv, program); code >= 0) return code;
+  return tiledqr::run_reporting_errors(program, [&] { return run(config); });
 }

@@ -146,8 +146,9 @@ std::string csv_row(const RunContext& run, const BenchCase& c, const BenchOutcom
   const bool on_gpu = outcome.device != "cpu";
   std::ostringstream row;
   row << quoted(run.machine) << ',' << quoted(on_gpu ? outcome.device : "none") << ',' << run.date
-      << ',' << run.commit << ',' << c.stage << ',' << c.backend << ',' << c.tree << ',' << c.tile
-      << ',' << c.inner_block << ',' << c.threads << ',' << c.executors_per_sm << ',' << number(c.double_task_weight)
+      << ',' << run.commit << ',' << c.stage << ',' << c.backend << ',' << c.tree << ','
+      << (outcome.chosen_tile ? outcome.chosen_tile : c.tile) << ','
+      << (outcome.chosen_tile ? outcome.chosen_inner_block : c.inner_block) << ',' << c.threads << ',' << c.executors_per_sm << ',' << number(c.double_task_weight)
       << ',' << c.m << ',' << c.n << ',' << c.precision << ',' << outcome.seconds.size() << ','
       << number(s.median) << ',' << number(s.min) << ',' << number(s.max) << ','
       << number(qr_flops(c.m, c.n) / s.median * 1e-9) << ',' << number(outcome.residual) << ','

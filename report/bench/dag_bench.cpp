@@ -1,7 +1,10 @@
 // tiledqr_dag_bench — time and peak host memory of building the tiled QR
 // DAG of an n×n matrix: the explicit builder (build_qr_dag: per-task lists
 // and edge inference) against the closed form's arrays (predecessor counts,
-// critical-path priorities and roots; then the same plus the successor CSR).
+// critical-path priorities and roots; then the same plus the successor CSR),
+// and FR4's preparation of its GPU task graph from the closed form (host
+// side: the arrays and every chunk of the device layout, checked; no copy
+// to a device).
 // Each build runs in a child process of its own so its peak resident set
 // (wait4's ru_maxrss) is its own; the builder is skipped where its memory,
 // extrapolated from the smaller sizes, would not fit beside what the machine
@@ -10,6 +13,7 @@
 // on a shared machine the wall time also counts the other processes.
 //
 //   tiledqr_dag_bench [--sizes 4096,8192,16384] [--tile 32] [--trees flat,binary,greedy]
+//                     [--methods build_qr_dag,closed_form_arrays,closed_form_arrays+csr,fr4_prepare]
 //                     [--repeats 3] [--csv report/data/dag_build.csv] [--memory-fraction 0.6]
 #include <CLI/CLI.hpp>
 #include <sys/resource.h>
@@ -30,7 +34,9 @@
 #include <vector>
 
 #include "dag.hpp"
+#include "dag_bench_fr4.hpp"
 #include "errors.hpp"
+#include "program.hpp"
 #include "qr_dag_arrays.hpp"
 #include "size_check.hpp"
 
@@ -42,7 +48,7 @@ using namespace tiledqr;
 struct ChildReport {
   double seconds = 0;
   int64_t edges = 0;
-  int32_t critical_path = 0;
+  int32_t critical_path = -1;  // -1: not computed by this method
   char error[240] = {};
 };
 
@@ -52,7 +58,7 @@ struct Measure {
   double cpu_seconds = 0;  // the child's user + system time, whole life
   double peak_mib = 0;
   int64_t edges = 0;
-  int32_t critical_path = 0;
+  int32_t critical_path = -1;
   std::string error;
 };
 
@@ -124,6 +130,12 @@ ChildReport run_arrays(const qr_dag::Shape& s, bool with_csr) {
   return r;
 }
 
+ChildReport run_fr4_prepare(const qr_dag::Shape& s) {
+  ChildReport r;
+  r.edges = bench::fr4_prepare_graph(s.p, s.q, s.tree);
+  return r;
+}
+
 uint64_t available_memory_bytes() {
   std::ifstream meminfo("/proc/meminfo");
   std::string key;
@@ -159,20 +171,24 @@ int main(int argc, char** argv) {
   std::vector<int64_t> sizes = {4096, 8192, 16384};
   int tile = 32;
   std::vector<std::string> tree_names = {"flat", "binary", "greedy"};
+  std::vector<std::string> methods = {"build_qr_dag", "closed_form_arrays", "closed_form_arrays+csr"};
+  if (bench::fr4_prepare_available()) methods.push_back("fr4_prepare");
   int repeats = 3;
   std::string csv_path = "report/data/dag_build.csv";
   double memory_fraction = 0.6;
   app.add_option("--sizes", sizes, "matrix orders n (n x n), ascending")->delimiter(',');
   app.add_option("--tile", tile, "tile size b")->check(CLI::PositiveNumber);
   app.add_option("--trees", tree_names, "elimination trees")->delimiter(',');
+  app.add_option("--methods", methods, "what to build (default: all this build has)")
+      ->delimiter(',')
+      ->check(CLI::IsMember({"build_qr_dag", "closed_form_arrays", "closed_form_arrays+csr", "fr4_prepare"}));
   app.add_option("--repeats", repeats, "runs of each closed-form build (median reported)")->check(CLI::PositiveNumber);
   app.add_option("--csv", csv_path, "CSV file to write (replaced)");
   app.add_option("--memory-fraction", memory_fraction,
                  "run the builder only where its extrapolated memory is below this share of MemAvailable")
       ->check(CLI::Range(0.05, 0.95));
-  CLI11_PARSE(app, argc, argv);
-
-  try {
+  if (const int code = parse_command_line(app, argc, argv, "tiledqr_dag_bench"); code >= 0) return code;
+  return run_reporting_errors("tiledqr_dag_bench", [&] {
     std::vector<Tree> trees;
     for (const std::string& name : tree_names) trees.push_back(parse_tree(name));
     std::sort(sizes.begin(), sizes.end());
@@ -188,9 +204,7 @@ int main(int argc, char** argv) {
 
     std::ofstream csv(csv_path);
     if (!csv) throw InputError("cannot write " + csv_path);
-    std::string command = "# tiledqr_dag_bench";
-    for (int a = 1; a < argc; ++a) command += std::string(" ") + argv[a];
-    csv << command << "\n# one child process per build; peak_rss_mib is its ru_maxrss (wait4); on a shared "
+    csv << "# " << command_line("tiledqr_dag_bench", argc, argv) << "\n# one child process per build; peak_rss_mib is its ru_maxrss (wait4); on a shared "
                       "machine the wall time (seconds_*) also counts other processes, cpu_seconds_median does not\n";
     csv << "machine,date,commit,n,tile,p,q,tree,tasks,edges,method,runs,seconds_median,seconds_min,"
            "cpu_seconds_median,peak_rss_mib,critical_path,speedup_vs_build_qr_dag,memory_ratio_vs_build_qr_dag,status\n";
@@ -207,6 +221,9 @@ int main(int argc, char** argv) {
           std::string status;
         };
         std::vector<Row> rows;
+        const auto wanted = [&methods](const std::string& m) {
+          return std::find(methods.begin(), methods.end(), m) != methods.end();
+        };
 
         // The explicit builder, once, where it fits.
         Row builder{"build_qr_dag", {}, ""};
@@ -218,14 +235,17 @@ int main(int argc, char** argv) {
         } else if (estimate > allowed) {
           builder.status = "skipped: needs about " + format_bytes(estimate) + " (extrapolated), more than " +
                            format_bytes(allowed) + " (share of free memory)";
+        } else if (!wanted("build_qr_dag")) {
+          builder.status = "not asked for (--methods)";
         } else {
           builder.runs.push_back(in_child([&] { return run_builder(p, p, tree); }));
           if (builder.runs.back().ok)
             builder_bytes_per_task[tree] = builder.runs.back().peak_mib * 1048576.0 / double(shape.num_tasks);
         }
-        rows.push_back(builder);
+        if (wanted("build_qr_dag")) rows.push_back(builder);
 
         for (const bool with_csr : {false, true}) {
+          if (!wanted(with_csr ? "closed_form_arrays+csr" : "closed_form_arrays")) continue;
           Row r{with_csr ? (edges <= std::numeric_limits<int32_t>::max() ? "closed_form_arrays+csr32"
                                                                           : "closed_form_arrays+csr64")
                          : "closed_form_arrays",
@@ -233,12 +253,17 @@ int main(int argc, char** argv) {
           for (int k = 0; k < repeats; ++k) r.runs.push_back(in_child([&] { return run_arrays(shape, with_csr); }));
           rows.push_back(r);
         }
+        if (wanted("fr4_prepare")) {
+          Row r{"fr4_prepare", {}, ""};
+          for (int k = 0; k < repeats; ++k) r.runs.push_back(in_child([&] { return run_fr4_prepare(shape); }));
+          rows.push_back(r);
+        }
 
         const Measure* peer = builder.runs.empty() || !builder.runs.front().ok ? nullptr : &builder.runs.front();
         for (Row& r : rows) {
           std::vector<double> seconds, cpu;
           double peak = 0;
-          int32_t path = 0;
+          int32_t path = -1;
           int64_t got_edges = 0;
           for (const Measure& m : r.runs) {
             if (!m.ok) {
@@ -253,7 +278,7 @@ int main(int argc, char** argv) {
           }
           if (r.status.empty() && got_edges != edges)
             r.status = "failed: " + std::to_string(got_edges) + " edges, closed form counts " + std::to_string(edges);
-          if (r.status.empty() && peer && path != peer->critical_path)
+          if (r.status.empty() && peer && path >= 0 && path != peer->critical_path)
             r.status = "failed: critical path " + std::to_string(path) + ", builder's " +
                        std::to_string(peer->critical_path);
           if (r.status.empty()) r.status = "ok";
@@ -267,9 +292,9 @@ int main(int argc, char** argv) {
                         seconds.size());
           csv << quote_csv(machine) << ',' << date << ',' << commit << ',' << line;
           if (measured) {
-            std::snprintf(line, sizeof line, "%.4f,%.4f,%.4f,%.1f,%d,", median, seconds.front(),
-                          cpu[cpu.size() / 2], peak, path);
-            csv << line;
+            std::snprintf(line, sizeof line, "%.4f,%.4f,%.4f,%.1f,", median, seconds.front(), cpu[cpu.size() / 2],
+                          peak);
+            csv << line << (path >= 0 ? std::to_string(path) : std::string()) << ',';
             if (peer) {
               std::snprintf(line, sizeof line, "%.2f,%.2f", peer->seconds / median, peer->peak_mib / peak);
               csv << line;
@@ -287,9 +312,8 @@ int main(int argc, char** argv) {
           std::fflush(stdout);
         }
       }
+    csv.close();
+    if (!csv) throw InputError("writing " + csv_path + " failed");
     return 0;
-  } catch (const InputError& e) {
-    std::fprintf(stderr, "tiledqr_dag_bench: %s\n", e.what());
-    return exit_code::bad_input;
-  }
+  });
 }

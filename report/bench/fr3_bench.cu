@@ -1,4 +1,4 @@
-// FR3 for the benchmark driver (issue 4): the matrix is already on the
+// FR3 for the benchmark driver: the matrix is already on the
 // device; CUDA events bracket each tiledqr::gpu factorisation call only.
 #include <cuda_runtime.h>
 

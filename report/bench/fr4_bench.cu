@@ -1,5 +1,6 @@
-// FR4 for the benchmark driver (issue 5): the tiled QR task graph of
-// c.tree on the generic scheduler. The matrix is already on the device; a
+// FR4 for the benchmark driver: the tiled QR task graph of c.tree on the
+// generic scheduler, with tile c.tile (0: chosen for the shape) and inner
+// block c.inner_block. The matrix is already on the device; a
 // pair of CUDA events brackets each factor call's device work (the layout
 // conversion and the scheduler's run) — the same bracket cuSOLVER's geqrf
 // gets. Planning (building and uploading the task graph, allocating) is
@@ -26,20 +27,26 @@ template <typename T>
 struct CachedPlan {
   int64_t m = 0, n = 0;
   Tree tree = Tree::flat;
+  int tile = 0, inner_block = 0;
   std::unique_ptr<gpu::Fr4Factorization<T>> qr;
 };
 
 template <typename T>
 gpu::Fr4Factorization<T>& plan_for(const BenchCase& c, Tree tree) {
   static CachedPlan<T> cache;
-  if (!cache.qr || cache.m != c.m || cache.n != c.n || cache.tree != tree) {
+  if (!cache.qr || cache.m != c.m || cache.n != c.n || cache.tree != tree || cache.tile != c.tile ||
+      cache.inner_block != c.inner_block) {
     cache.qr.reset();  // free the old plan's device memory first
     Options options;
     options.tree = tree;
+    options.tile = c.tile;  // 0: chosen for the shape
+    options.inner_block = c.inner_block;
     cache.qr = std::make_unique<gpu::Fr4Factorization<T>>(c.m, c.n, options);
     cache.m = c.m;
     cache.n = c.n;
     cache.tree = tree;
+    cache.tile = c.tile;
+    cache.inner_block = c.inner_block;
   }
   return *cache.qr;
 }
@@ -47,7 +54,6 @@ gpu::Fr4Factorization<T>& plan_for(const BenchCase& c, Tree tree) {
 template <typename T>
 BenchOutcome run_fr4(const BenchCase& c) {
   if (!gpu::device_available()) throw NoDevice{"no CUDA device"};
-  gpu::require_gpu_tile(c.tile, "fr4");
   const Tree tree = parse_tree(c.tree);
   const std::vector<T> a = random_input<T>(c);
   const gpu::DeviceBuffer<T> d_a = upload(a);
@@ -59,6 +65,10 @@ BenchOutcome run_fr4(const BenchCase& c) {
   if (c.check) {
     if (c.repeats == 0) qr.factor(d_a.get(), c.m);
     record_accuracy(out, check_factorization(a.data(), c.m, c.n, c.m, qr.download()));
+  }
+  if (c.tile == 0) {
+    out.chosen_tile = qr.tiles().tile;
+    out.chosen_inner_block = qr.tiles().inner_block;
   }
   return out;
 }

@@ -1,6 +1,6 @@
 // fr4_overhead_bench — the scheduler's cost per task (report/data/fr4_overhead.csv).
 // Empty tasks (a warp writes one word) as a chain, independent tasks and a
-// random layered DAG, run by the FR4 executor and, for the same DAG, by a
+// random layered DAG, run by the task-graph executor and, for the same DAG, by a
 // CUDA Graph with one kernel node (<<<1, 32>>>, one word written) per task,
 // built with the graph API, instantiated and timed in this process. Both
 // are timed with CUDA events around the launch (median of the repeats,
@@ -11,23 +11,30 @@
 // written as soon as it is measured.
 //   fr4_overhead_bench [--out FILE] [--commit HASH] [--build-limit S]
 //                      [--graph-nodes N] [--chain N] [--wide N] [--layered N]
-//                      [--max-blocks N]   (FR4 on at most N blocks; 0: all that fit)
+//                      [--max-blocks N]   (the scheduler on at most N blocks; 0: all that fit)
 #include <cuda_runtime.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <vector>
 
+#include <CLI/CLI.hpp>
+
+#include "errors.hpp"
+#include "gpu/cuda_check.hpp"
 #include "gpu/event_timer.hpp"
+#include "program.hpp"
+#include "strict_numbers.hpp"
 #include "taskgraph/graph_exec.cuh"
 #include "taskgraph/graph_generators.hpp"
 
@@ -51,12 +58,7 @@ __global__ void empty_node_kernel(int* words, int task) {
   if (threadIdx.x == 0) words[task] = 1;
 }
 
-void check(cudaError_t e, const char* what) {
-  if (e != cudaSuccess) {
-    std::fprintf(stderr, "fr4_overhead_bench: %s: %s\n", what, cudaGetErrorString(e));
-    std::exit(1);
-  }
-}
+using gpu::check;
 
 double seconds_since(std::chrono::steady_clock::time_point t) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
@@ -93,10 +95,8 @@ Measurement time_fr4(const GraphShape& shape, int* words, int warmup, int repeat
     const Status launched = exec.launch(EmptyParams{words}, stream);
     timer.stop(stream);
     const Status s = launched.ok() ? exec.wait() : launched;
-    if (!s.ok()) {
-      std::fprintf(stderr, "fr4_overhead_bench: FR4 run failed: %s\n", s.message.c_str());
-      std::exit(1);
-    }
+    if (s.code == Status::Code::stalled) throw StallError("the task-graph run stalled: " + s.message);
+    if (!s.ok()) throw GpuError("the task-graph run failed: " + s.message);
     const double t = timer.seconds() * 1e3;
     if (r >= warmup) ms.push_back(t);
   }
@@ -157,36 +157,20 @@ Measurement time_cuda_graph(const GraphShape& shape, int* words, double build_li
   return m;
 }
 
-}  // namespace
-}  // namespace tiledqr::taskgraph
-
-int main(int argc, char** argv) {
-  using namespace tiledqr::taskgraph;
+// The command line's settings.
+struct Config {
   std::string out_path = "fr4_overhead.csv", commit = "unknown";
   double build_limit = 60;
   int32_t chain = 10000, wide = 1000000, layered = 100000, graph_nodes = 200000, max_blocks = 0;
-  for (int a = 1; a < argc; ++a) {
-    const std::string arg = argv[a];
-    const bool has_value = a + 1 < argc;
-    if (arg == "--out" && has_value) out_path = argv[++a];
-    else if (arg == "--commit" && has_value) commit = argv[++a];
-    else if (arg == "--build-limit" && has_value) build_limit = std::atof(argv[++a]);
-    else if (arg == "--graph-nodes" && has_value) graph_nodes = std::atoi(argv[++a]);
-    else if (arg == "--chain" && has_value) chain = std::atoi(argv[++a]);
-    else if (arg == "--wide" && has_value) wide = std::atoi(argv[++a]);
-    else if (arg == "--layered" && has_value) layered = std::atoi(argv[++a]);
-    else if (arg == "--max-blocks" && has_value) max_blocks = std::atoi(argv[++a]);
-    else {
-      std::fprintf(stderr,
-                   "usage: fr4_overhead_bench [--out FILE] [--commit HASH] [--build-limit S] [--graph-nodes N] "
-                   "[--chain N] [--wide N] [--layered N] [--max-blocks N]\n");
-      return 2;
-    }
-  }
-  if (gpu_count() == 0) {
-    std::fprintf(stderr, "fr4_overhead_bench: no CUDA-capable GPU\n");
-    return 4;
-  }
+};
+
+int run(const Config& config) {
+  const std::string& out_path = config.out_path;
+  const std::string& commit = config.commit;
+  const double build_limit = config.build_limit;
+  const int32_t chain = config.chain, wide = config.wide, layered = config.layered;
+  const int32_t graph_nodes = config.graph_nodes, max_blocks = config.max_blocks;
+  if (gpu_count() == 0) throw GpuError("no CUDA-capable GPU");
   int device = 0, driver = 0, runtime = 0;
   cudaDeviceProp prop{};
   check(cudaGetDevice(&device), "cudaGetDevice");
@@ -214,7 +198,7 @@ int main(int argc, char** argv) {
   check(cudaMalloc(&words, size_t(std::max(most, 1)) * sizeof(int)), "cudaMalloc");
 
   std::ofstream out(out_path);
-  out << "# fr4_overhead_bench: empty tasks (a warp writes one word), FR4 persistent executor vs a CUDA Graph "
+  out << "# fr4_overhead_bench: empty tasks (a warp writes one word), the task-graph persistent executor vs a CUDA Graph "
          "with one <<<1,32>>> kernel node per task, same DAG, same process; CUDA events around each launch, "
          "median after warm-ups\n"
       << "# machine " << host << ", GPU " << prop.name << " (" << prop.multiProcessorCount << " SMs), driver "
@@ -223,10 +207,7 @@ int main(int argc, char** argv) {
       << "20261121; nodes = what was timed (a CUDA graph has at most " << graph_nodes << " nodes and stops "
       << "building after " << build_limit << " s)\n"
       << "graph,tasks,edges,mechanism,nodes,median_ms,us_per_task,setup_s,repeats" << std::endl;
-  if (!out) {
-    std::fprintf(stderr, "fr4_overhead_bench: cannot write %s\n", out_path.c_str());
-    return 1;
-  }
+  if (!out) throw InputError("cannot write " + out_path);
   const auto write_row = [&out](const Case& c, const char* mechanism, const Measurement& m) {
     out << c.name << ',' << c.shape.tasks << ',' << c.shape.edges.size() << ',' << mechanism << ',' << m.nodes
         << ',' << m.median_ms << ',' << m.us_per_task() << ',' << m.setup_s << ',' << m.repeats << std::endl;
@@ -235,10 +216,10 @@ int main(int argc, char** argv) {
   double fr4_us[3] = {0, 0, 0}, graph_us[3] = {0, 0, 0};
   for (size_t k = 0; k < cases.size(); ++k) {
     const Case& c = cases[k];
-    std::fprintf(stderr, "%s: %d tasks, %zu edges: FR4 ...\n", c.name, c.shape.tasks, c.shape.edges.size());
+    std::fprintf(stderr, "%s: %d tasks, %zu edges: task graph ...\n", c.name, c.shape.tasks, c.shape.edges.size());
     const Measurement f = time_fr4(c.shape, words, 3, 10, max_blocks, workers);
     write_row(c, "fr4", f);
-    std::fprintf(stderr, "  FR4 %.4f ms, %.5f us/task (%d workers); CUDA Graph ...\n", f.median_ms,
+    std::fprintf(stderr, "  task graph %.4f ms, %.5f us/task (%d workers); CUDA Graph ...\n", f.median_ms,
                  f.us_per_task(), workers);
     const Measurement g = time_cuda_graph(c.shape, words, build_limit, graph_nodes);
     write_row(c, "cuda_graph", g);
@@ -252,14 +233,43 @@ int main(int argc, char** argv) {
   const double chain_ratio = fr4_us[0] / graph_us[0], layered_ratio = graph_us[1] / fr4_us[1];
   const double wide_ratio = graph_us[2] / fr4_us[2];
   std::ostringstream summary;
-  summary << "# FR4 workers: " << workers << " warps\n"
-          << "# chain: FR4 time per task = " << chain_ratio << "x the CUDA Graph's per node (target <= 0.5x): "
+  summary << "# task-graph workers: " << workers << " warps\n"
+          << "# chain: task-graph time per task = " << chain_ratio << "x the CUDA Graph's per node (target <= 0.5x): "
           << (chain_ratio <= 0.5 ? "met" : "not met") << "\n"
-          << "# layered: FR4 throughput = " << layered_ratio << "x the CUDA Graph's (target >= 50x): "
+          << "# layered: task-graph throughput = " << layered_ratio << "x the CUDA Graph's (target >= 50x): "
           << (layered_ratio >= 50 ? "met" : "not met") << "\n"
-          << "# wide: FR4 throughput = " << wide_ratio << "x the CUDA Graph's (target >= 200x): "
+          << "# wide: task-graph throughput = " << wide_ratio << "x the CUDA Graph's (target >= 200x): "
           << (wide_ratio >= 200 ? "met" : "not met") << "\n";
   out << summary.str();
+  out.close();
+  if (!out) throw InputError("writing " + out_path + " failed");
   std::cout << summary.str();
-  return out ? 0 : 1;
+  return 0;
+}
+
+}  // namespace
+}  // namespace tiledqr::taskgraph
+
+int main(int argc, char** argv) {
+  tiledqr::taskgraph::Config config;
+  const std::string program = "fr4_overhead_bench";
+  CLI::App app{"The task-graph scheduler's cost per empty task against a CUDA Graph of the same DAG", program};
+  const CLI::Validator count = tiledqr::decimal_integer(false);
+  app.add_option("--out", config.out_path, "CSV file to write (default fr4_overhead.csv)");
+  app.add_option("--commit", config.commit, "commit to record in the CSV (default unknown)");
+  app.add_option("--build-limit", config.build_limit,
+                 "seconds a CUDA graph may take to build before it stops there (default 60)")
+      ->transform(tiledqr::finite_real())
+      ->check(CLI::Range(0.001, 86400.0));
+  for (auto [name, value, help] : {std::tuple{"--graph-nodes", &config.graph_nodes, "most nodes of a CUDA graph"},
+                                   {"--chain", &config.chain, "tasks of the chain"},
+                                   {"--wide", &config.wide, "independent tasks"},
+                                   {"--layered", &config.layered, "tasks of the random layered DAG"}})
+    app.add_option(name, *value, std::string(help) + " (default " + std::to_string(*value) + ")")
+        ->transform(count)
+        ->check(CLI::Range(1, std::numeric_limits<int32_t>::max()));
+  app.add_option("--max-blocks", config.max_blocks, "run the scheduler on at most this many blocks (0: all that fit)")
+      ->transform(count);
+  if (const int code = tiledqr::parse_command_line(app, argc, argv, program); code >= 0) return code;
+  return tiledqr::run_reporting_errors(program, [&] { return tiledqr::taskgraph::run(config); });
 }

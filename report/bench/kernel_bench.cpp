@@ -27,9 +27,12 @@
 #include <thread>
 #include <vector>
 
+#include "errors.hpp"
 #include "factorization.hpp"
 #include "kernels/lapack/lapack_kernels.hpp"
+#include "program.hpp"
 #include "random_values.hpp"
+#include "strict_numbers.hpp"
 
 namespace {
 
@@ -176,66 +179,81 @@ double run(const Routine& routine, int threads, int calls, int b, int ib) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"per-call cost of tile kernels with T concurrent threads", "tiledqr_kernel_bench"};
+  const std::string program = "tiledqr_kernel_bench";
+  CLI::App app{"per-call cost of tile kernels with T concurrent threads", program};
   int b = 64, ib = 32;
   std::vector<int> counts = {1, 16};
   double seconds = 0.3;
   std::string setup;
-  app.add_option("--tile", b, "tile size b (default 64)");
-  app.add_option("--inner-block", ib, "inner block ib (default 32)");
-  app.add_option("--threads", counts, "thread counts (comma list; default 1,16)")->delimiter(',');
-  app.add_option("--seconds", seconds, "time per trial on 1 thread (default 0.3; the least of 3 trials counts)");
+  const CLI::Validator count = tiledqr::decimal_integer(false);
+  app.add_option("--tile", b, "tile size b (default 64)")->transform(count)->check(CLI::Range(1, 4096));
+  app.add_option("--inner-block", ib, "inner block ib, at most b (default 32)")
+      ->transform(count)
+      ->check(CLI::Range(1, 4096));
+  app.add_option("--threads", counts, "thread counts (comma list; default 1,16)")
+      ->delimiter(',')
+      ->transform(count)
+      ->check(CLI::Range(1, 4096));
+  app.add_option("--seconds", seconds, "time per trial on 1 thread (default 0.3; the least of 3 trials counts)")
+      ->transform(tiledqr::finite_real())
+      ->check(CLI::Range(0.001, 3600.0));
   app.add_option("--setup", setup, "also time the Factorization constructor for this MxN (binary tree)");
-  CLI11_PARSE(app, argc, argv);
+  if (const int code = tiledqr::parse_command_line(app, argc, argv, program); code >= 0) return code;
+  return tiledqr::run_reporting_errors(program, [&] {
+    if (ib > b) throw tiledqr::InputError("--inner-block (" + std::to_string(ib) + ") must be at most --tile (" +
+                                          std::to_string(b) + ")");
+    int64_t m = 0, n = 0;
+    if (!setup.empty()) {
+      const size_t x = setup.find('x');
+      if (x == std::string::npos) throw tiledqr::InputError("--setup: '" + setup + "' is not MxN");
+      m = tiledqr::parse_integer(setup.substr(0, x), "--setup's M", 1, int64_t(1) << 31);
+      n = tiledqr::parse_integer(setup.substr(x + 1), "--setup's N", 1, int64_t(1) << 31);
+    }
 
-  openblas_set_num_threads(1);
-  std::printf("OpenBLAS %s, core %s; tile %d, ib %d\n", openblas_get_config(), openblas_get_corename(),
-              b, ib);
-  std::printf("%-52s", "us per call (slow-down vs 1 thread)");
-  for (const int t : counts) std::printf("  %10s T=%-3d", "", t);
-  std::printf("\n");
-  for (const Routine& routine : routines()) {
-    // Calls per thread: about `seconds` on one thread.
-    int calls = 1;
-    for (;;) {
-      const double s = run(routine, 1, calls, b, ib);
-      if (s > seconds / 4 || calls > (1 << 24)) {
-        calls = std::max(1, int(double(calls) * seconds / s));
-        break;
-      }
-      calls *= 4;
-    }
-    std::printf("%-52s", routine.name.c_str());
-    double single = 0;
-    for (const int t : counts) {
-      double best = run(routine, t, calls, b, ib);  // the least of three trials
-      for (int trial = 1; trial < 3; ++trial) best = std::min(best, run(routine, t, calls, b, ib));
-      const double us = best / calls * 1e6;
-      if (single == 0) single = us;
-      std::printf("  %9.2f (%5.1fx)", us, us / single);
-    }
+    openblas_set_num_threads(1);
+    std::printf("OpenBLAS %s, core %s; tile %d, ib %d\n", openblas_get_config(), openblas_get_corename(),
+                b, ib);
+    std::printf("%-52s", "us per call (slow-down vs 1 thread)");
+    for (const int t : counts) std::printf("  %10s T=%-3d", "", t);
     std::printf("\n");
-    std::fflush(stdout);
-  }
-  if (!setup.empty()) {
-    long long m = 0, n = 0;
-    if (std::sscanf(setup.c_str(), "%lldx%lld", &m, &n) != 2 || m < 1 || n < 1) {
-      std::fprintf(stderr, "bad --setup '%s' (expected MxN)\n", setup.c_str());
-      return 2;
+    for (const Routine& routine : routines()) {
+      // Calls per thread: about `seconds` on one thread.
+      int calls = 1;
+      for (;;) {
+        const double s = run(routine, 1, calls, b, ib);
+        if (s > seconds / 4 || calls > (1 << 24)) {
+          calls = std::max(1, int(double(calls) * seconds / s));
+          break;
+        }
+        calls *= 4;
+      }
+      std::printf("%-52s", routine.name.c_str());
+      double single = 0;
+      for (const int t : counts) {
+        double best = run(routine, t, calls, b, ib);  // the least of three trials
+        for (int trial = 1; trial < 3; ++trial) best = std::min(best, run(routine, t, calls, b, ib));
+        const double us = best / calls * 1e6;
+        if (single == 0) single = us;
+        std::printf("  %9.2f (%5.1fx)", us, us / single);
+      }
+      std::printf("\n");
+      std::fflush(stdout);
     }
-    std::vector<double> a(size_t(m) * size_t(n), 0.5);
-    tiledqr::Options o;
-    o.tile = b;
-    o.inner_block = ib;
-    o.tree = tiledqr::Tree::binary;
-    for (int r = 0; r < 3; ++r) {
-      const auto start = Clock::now();
-      tiledqr::Factorization<double> f(a.data(), m, n, m, o);
-      const double s = std::chrono::duration<double>(Clock::now() - start).count();
-      std::printf("setup %lldx%lld (tiles %.0f MB, T %.0f MB): %.1f ms\n", m, n,
-                  double(f.tiles.data.size()) * 8 / 1048576,
-                  double(f.t_local.size() + f.t_merge.size()) * 8 / 1048576, s * 1e3);
+    if (!setup.empty()) {
+      std::vector<double> a(size_t(m) * size_t(n), 0.5);
+      tiledqr::Options o;
+      o.tile = b;
+      o.inner_block = ib;
+      o.tree = tiledqr::Tree::binary;
+      for (int r = 0; r < 3; ++r) {
+        const auto start = Clock::now();
+        tiledqr::Factorization<double> f(a.data(), m, n, m, o);
+        const double s = std::chrono::duration<double>(Clock::now() - start).count();
+        std::printf("setup %lldx%lld (tiles %.0f MB, T %.0f MB): %.1f ms\n", static_cast<long long>(m),
+                    static_cast<long long>(n), double(f.tiles.data.size()) * 8 / 1048576,
+                    double(f.t_local.size() + f.t_merge.size()) * 8 / 1048576, s * 1e3);
+      }
     }
-  }
-  return 0;
+    return 0;
+  });
 }

@@ -72,7 +72,7 @@ std::vector<BenchCase> fr1_configurations(const std::string& stage, const Shape&
   return {small_tiles, large_tiles, reference};
 }
 
-// FR1, both backends, against single-threaded LAPACK (issue 2).
+// FR1, both backends, against single-threaded LAPACK.
 void add_fr1_cpu(std::vector<BenchCase>& cases) {
   for (const Shape& s : kFr1Shapes) {
     cases.push_back(make("lapack", s));
@@ -81,8 +81,8 @@ void add_fr1_cpu(std::vector<BenchCase>& cases) {
 }
 
 // FR1 against FR2 on one worker, flat tree, on fr1_cpu's shapes and
-// configurations (issue 14 item 17: FR1's ready-task selection within 1.5×
-// of FR2's). Both factor the same tasks bit for bit; only the schedulers
+// configurations (FR1's choice of ready tasks should cost within 1.5× of
+// FR2's). Both factor the same tasks bit for bit; only the schedulers
 // differ. No residual check (the results are FR1's of fr1_cpu).
 void add_fr1_fr2_serial(std::vector<BenchCase>& cases) {
   for (const Shape& s : kFr1Shapes) {
@@ -96,7 +96,7 @@ void add_fr1_fr2_serial(std::vector<BenchCase>& cases) {
   }
 }
 
-// FR2 thread sweep against OpenBLAS dgeqrf on as many threads (issue 3).
+// FR2 thread sweep against OpenBLAS dgeqrf on as many threads.
 // Tile and inner block per shape: the fastest on 16 threads of the GPU
 // machine's CPU among a few candidates (square: 128/32 … 320/64; tall:
 // b = n or a divisor of it, ib 16–64), measured just before the committed
@@ -163,7 +163,7 @@ void add_tile_choice_cpu(std::vector<BenchCase>& cases, int hardware_threads) {
   }
 }
 
-// FR3 and cuSOLVER on the reference shapes, both precisions (issue 4).
+// FR3 and cuSOLVER on the reference shapes, both precisions.
 void add_fr3_gpu(std::vector<BenchCase>& cases) {
   for (const std::string precision : {"double", "float"})
     for (const std::string stage : {"cusolver", "fr3"})
@@ -189,7 +189,7 @@ void add_fr3_knobs(std::vector<BenchCase>& cases) {
   }
 }
 
-// FR4 with each tree and cuSOLVER on the reference shapes (issue 5).
+// FR4 with each tree and cuSOLVER on the reference shapes.
 void add_fr4_qr(std::vector<BenchCase>& cases) {
   for (const BenchCase& c : gpu_anchor_cases("cusolver", "double")) cases.push_back(c);
   for (const std::string tree : {"flat", "binary", "greedy"})
@@ -205,7 +205,7 @@ void add_fr4_qr(std::vector<BenchCase>& cases) {
   }
 }
 
-// A few minutes on the GPU machine: every stage and both peers (issue 6).
+// A few minutes on the GPU machine: every stage and both peers.
 void add_quick(std::vector<BenchCase>& cases, int hardware_threads) {
   for (const Shape& s : std::vector<Shape>{{256, 256}, {1024, 1024}, {65536, 64}}) {
     const std::string tree = tall_skinny(s) ? "binary" : "flat";

@@ -1,4 +1,4 @@
-// Where a benchmark CSV's numbers come from (issue 17 item 8): the build that measured them and the
+// Where a benchmark CSV's numbers come from: the build that measured them and the
 // libraries and GPU it used, written as '#' lines that CSV readers skip; and the rule that a
 // finished CSV is never overwritten by accident.
 #pragma once

@@ -21,5 +21,5 @@ set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 3 lc rgb '#999999'
 plot \
   rows('cpu') using col_n:col_seconds smooth unique w lp lt 8 t 'CPU reference (1 thread)', \
   rows('dense') using col_n:col_seconds smooth unique w lp lt 7 t 'dense: C∘(ee^T) formed, cuBLAS dgemm', \
-  rows('tiled') using col_n:col_seconds smooth unique w lp lt 4 t 'tiled: FR4 task graph (seed 002)', \
+  rows('tiled') using col_n:col_seconds smooth unique w lp lt 4 t 'tiled: task graph on the GPU scheduler', \
   rows('fft') using col_n:col_seconds smooth unique w lp lt 3 t 'fft: circulant embedding, cuFFT'

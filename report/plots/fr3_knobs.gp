@@ -1,5 +1,6 @@
 # Figure 5 (fr3_knobs.csv): FR3's knobs — the round-robin weight of the "double" tasks
-# (tsqrt, tsmqr; seed 000 §II.D) and the number of executors per SM.
+# (tsqrt, tsmqr; "Task-Based Scheduling Implementing Tiled Linear Algebra on
+# GPUs", §II.D) and the number of executors per SM.
 load 'style.gp'
 gpu3 = data.'/fr3_knobs.csv'
 knob(m, n) = is(col_stage, 'fr3') && column(col_m) == m && column(col_n) == n && is(col_precision, 'double')

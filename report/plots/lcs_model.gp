@@ -1,5 +1,6 @@
 # Figure: the LCS tile sweep on FR4 (lcs.csv, one run of `fr4_lcs --bench`):
-# measured median time (points) against seed 001's model (lines), calibrated
+# measured median time (points) against the run-time model of "Supernode
+# transformation on GPGPUs" (lines), calibrated
 # on the sweep's narrowest and widest tiles, for each square size M = N.
 # Columns: method,m,n,alphabet,tile_w,tile_h,seconds_median,gcups,
 # predicted_seconds,lcs_length,seconds_min,repeats,workers. Lower is better.

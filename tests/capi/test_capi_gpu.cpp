@@ -37,7 +37,7 @@ int ormqr(char t, int64_t m, int64_t k, const tiledqr_factors* f, float* b, int6
 // Pass rule: ‖A − QR‖_F / (‖A‖_F·n·ε) < 50 with R from dA and Q from the
 // downloaded factors; the rows below R and beyond m (lda > m) as specified.
 template <typename T>
-void check_factorisation(int64_t m, int64_t n, int64_t lda, int tree, uint64_t salt) {
+void check_factorisation(int64_t m, int64_t n, int64_t lda, int tree, uint64_t salt, int tile = 0) {
   auto engine = make_engine(salt);
   const DenseMatrix<T> a = random_matrix<T>(lda, n, engine);
   cudaStream_t stream = nullptr;
@@ -48,6 +48,7 @@ void check_factorisation(int64_t m, int64_t n, int64_t lda, int tree, uint64_t s
   ASSERT_EQ(cudaMemcpyAsync(d_a, a.data.data(), bytes, cudaMemcpyHostToDevice, stream), cudaSuccess);
   tiledqr_options opts{};
   opts.tree = tree;
+  opts.tile = tile;
   tiledqr_gpu_factors* f = nullptr;
   ASSERT_EQ(gpu_geqrf(m, n, d_a, lda, &f, &opts, stream), TILEDQR_SUCCESS) << tiledqr_last_error();
   std::vector<T> r(a.data.size());
@@ -82,6 +83,18 @@ TEST(CapiGpu, DoubleAndFloatEveryTree) {
       check_factorisation<double>(m, n, m + 3, tree, salt++);
       check_factorisation<float>(m, n, m, tree, salt++);
     }
+}
+
+// The same through the block kernels (tiles of 64 and 128).
+TEST(CapiGpu, BlockTiles) {
+  uint64_t salt = 100;
+  for (const int tile : {64, 128})
+    for (int tree : {TILEDQR_TREE_FLAT, TILEDQR_TREE_BINARY})
+      for (const auto& [m, n] : std::vector<std::pair<int64_t, int64_t>>{{100, 37}, {37, 100}, {300, 64}}) {
+        SCOPED_TRACE("tile " + std::to_string(tile) + " tree " + std::to_string(tree));
+        check_factorisation<double>(m, n, m + 3, tree, salt++, tile);
+        check_factorisation<float>(m, n, m, tree, salt++, tile);
+      }
 }
 
 // The host-array variant gives the same R (up to signs of rows) as the CPU.

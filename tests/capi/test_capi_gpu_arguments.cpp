@@ -37,9 +37,9 @@ tiledqr_options with_tree(int tree) {
 TEST(CapiGpuArguments, DeviceMatrix) {
   std::vector<double> storage(64, 1.0);  // stands for device memory: never read
   double* d_a = storage.data();
-  const tiledqr_options tile64 = with_tile(64), tree9 = with_tree(9);
+  const tiledqr_options tile48 = with_tile(48), tree9 = with_tree(9);
   tiledqr_gpu_factors* f = reinterpret_cast<tiledqr_gpu_factors*>(&storage);  // must be reset to NULL
-  expect_invalid(tiledqr_gpu_dgeqrf(4, 4, d_a, 4, &f, &tile64, nullptr), "tile 32");
+  expect_invalid(tiledqr_gpu_dgeqrf(4, 4, d_a, 4, &f, &tile48, nullptr), "tiles of 32, 64, 128 or 256");
   EXPECT_EQ(f, nullptr) << "a failed call leaves *factors NULL";
   expect_invalid(tiledqr_gpu_dgeqrf(4, 4, d_a, 4, &f, &tree9, nullptr), "options.tree");
   expect_invalid(tiledqr_gpu_dgeqrf(4, 4, d_a, 3, &f, nullptr, nullptr), "ldda (3) must be >= m (4)");
@@ -49,7 +49,10 @@ TEST(CapiGpuArguments, DeviceMatrix) {
   EXPECT_EQ(f, nullptr);
   std::vector<float> single(64, 1.0f);
   expect_invalid(tiledqr_gpu_sgeqrf(4, 4, single.data(), 2, nullptr, nullptr, nullptr), "ldda");
-  expect_invalid(tiledqr_gpu_sgeqrf(4, 4, single.data(), 4, nullptr, &tile64, nullptr), "tile 32");
+  expect_invalid(tiledqr_gpu_sgeqrf(4, 4, single.data(), 4, nullptr, &tile48, nullptr), "tiles of 32, 64, 128 or 256");
+  tiledqr_options big_inner = with_tile(256);
+  big_inner.inner_block = 64;
+  expect_invalid(tiledqr_gpu_dgeqrf(4, 4, d_a, 4, &f, &big_inner, nullptr), "tile 256 takes an inner block of 16 or 32");
 }
 
 TEST(CapiGpuArguments, HostMatrix) {
@@ -58,7 +61,7 @@ TEST(CapiGpuArguments, HostMatrix) {
   tiledqr_factors* host = nullptr;
   expect_invalid(tiledqr_gpu_dgeqrf_host(4, 4, a.data(), 3, &host, nullptr), "lda (3) must be >= m (4)");
   expect_invalid(tiledqr_gpu_dgeqrf_host(4, 4, nullptr, 4, &host, nullptr), "A is NULL");
-  expect_invalid(tiledqr_gpu_dgeqrf_host(4, 4, a.data(), 4, &host, &tile16), "tile 32");
+  expect_invalid(tiledqr_gpu_dgeqrf_host(4, 4, a.data(), 4, &host, &tile16), "tiles of 32, 64, 128 or 256");
   expect_invalid(tiledqr_gpu_dgeqrf_host(4, 4, a.data(), 4, &host, &tree_minus), "options.tree");
   a[5] = std::nan("");
   expect_invalid(tiledqr_gpu_dgeqrf_host(4, 4, a.data(), 4, &host, nullptr), "A(2,2) is not finite");

@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "taskgraph/device_graph.hpp"
+#include "taskgraph/device_layout.hpp"
 #include "taskgraph/scheduler_core.hpp"
 
 namespace tiledqr::taskgraph::testing {

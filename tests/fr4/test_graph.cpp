@@ -3,13 +3,17 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
+#include <functional>
 #include <sstream>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "taskgraph/device_graph.hpp"
+#include "taskgraph/device_layout.hpp"
 #include "taskgraph/graph.hpp"
+#include "taskgraph/graph_generators.hpp"
+#include "test_seed.hpp"
 
 namespace tiledqr::taskgraph {
 namespace {
@@ -237,6 +241,107 @@ TEST(Fr4GraphDot, NodesAndEdges) {
   std::ostringstream out;
   g.dump(out);
   EXPECT_EQ(out.str(), dot);
+}
+
+// The layout of a random layered graph of `tasks` tasks, a third of them
+// block tasks, task t with argument Value{t}.
+DeviceLayout random_layout(int32_t tasks, uint64_t seed) {
+  const GraphShape shape = layered_random_shape(tasks, 20, 3, seed);
+  Graph g = graph_with_kinds();
+  for (int32_t t = 0; t < shape.tasks; ++t) g.add(t % 3 == 2 ? 7 : t % 2, Value{t});
+  for (const auto& e : shape.edges) g.add_edge(e.first, e.second);
+  return make_device_layout(g.compile());
+}
+
+bool same_layout(const DeviceLayout& a, const DeviceLayout& b) {
+  if (a.headers.size() != b.headers.size() || a.args.size() != b.args.size()) return false;
+  for (size_t t = 0; t < a.headers.size(); ++t) {
+    const TaskHeader &x = a.headers[t], &y = b.headers[t];
+    if (x.kind != y.kind || x.team != y.team || x.pred_count != y.pred_count || x.succ_begin != y.succ_begin ||
+        x.succ_count != y.succ_count || x.first_succ != y.first_succ)
+      return false;
+    if (std::memcmp(a.args[t].bytes, b.args[t].bytes, task_arg_bytes) != 0) return false;
+  }
+  return a.succs == b.succs && a.roots == b.roots && a.remaining == b.remaining;
+}
+
+// Pass rule: a compiled graph streamed in chunks of 1, 7, 100 tasks and
+// all at once, and collected again under the consumer's checks, is the
+// layout it came from, whatever the chunk size.
+TEST(Fr4Layout, StreamRoundTrip) {
+  const uint64_t seed = testing::test_seed("StreamRoundTrip");
+  const DeviceLayout layout = random_layout(1000, seed);
+  ASSERT_GT(layout.succs.size(), 1000u);
+  for (const int32_t chunk : {1, 7, 100, 1 << 20}) {
+    const LayoutStream stream = layout_stream(layout, true, chunk);
+    EXPECT_EQ(stream.num_tasks, 1000);
+    EXPECT_TRUE(same_layout(collect_layout(stream), layout)) << "chunks of " << chunk;
+  }
+  const DeviceLayout none = collect_layout(layout_stream(DeviceLayout{}, false));
+  EXPECT_TRUE(none.headers.empty() && none.succs.empty());
+}
+
+// Pass rule: each way a producer can break the stream's contract — a chunk
+// out of order, over capacity, a header whose successors do not start where
+// the last ended or whose first_succ is not its first entry, a successor
+// outside the graph, a block task in a graph of warp tasks, tasks missing
+// at the end — is a GraphError naming it, not a wrong upload.
+TEST(Fr4Layout, BrokenStreamsRefused) {
+  const uint64_t seed = testing::test_seed("BrokenStreamsRefused");
+  const DeviceLayout layout = random_layout(300, seed);
+  // Each case changes the stream (chunks of 50 tasks) or its chunk number k.
+  struct Case {
+    const char* what;  // in the message
+    std::function<void(LayoutStream&)> on_stream;
+    std::function<void(LayoutChunk&, int k)> on_chunk;
+  };
+  const auto none = [](LayoutStream&) {};
+  const auto as_is = [](LayoutChunk&, int) {};
+  const std::vector<Case> cases = {
+      {"expected the chunk", none, [](LayoutChunk& c, int k) { if (k == 2) c.first_task += 1; }},
+      {"outside the capacities", none, [](LayoutChunk& c, int k) { if (k == 1) c.task_count = 51; }},
+      {"successors from", none, [](LayoutChunk& c, int k) { if (k == 1) c.headers[3].succ_begin += 1; }},
+      {"first_succ", none,
+       [](LayoutChunk& c, int k) {
+         for (int32_t t = 0; k == 0 && t < c.task_count; ++t)
+           if (c.headers[t].succ_count > 0) c.headers[t].first_succ ^= 1u;
+       }},
+      {"outside the graph", none, [](LayoutChunk& c, int k) { if (k == 0 && c.edge_count > 0) c.succs[c.edge_count - 1] = 300; }},
+      {"graph of warp tasks", [](LayoutStream& s) { s.has_block_tasks = false; }, as_is},
+      {"ended after", [](LayoutStream& s) { s.num_tasks = 301; }, as_is},
+  };
+  for (const Case& broken : cases) {
+    const LayoutStream good = layout_stream(layout, true, 50);
+    LayoutStream stream = good;
+    broken.on_stream(stream);
+    int chunk = 0;
+    stream.produce = [&](LayoutChunk& buffers, const std::function<void(const LayoutChunk&)>& emit) {
+      good.produce(buffers, [&](const LayoutChunk& c) {
+        LayoutChunk changed = c;
+        broken.on_chunk(changed, chunk++);
+        emit(changed);
+      });
+    };
+    try {
+      collect_layout(stream);
+      ADD_FAILURE() << broken.what << ": accepted";
+    } catch (const GraphError& e) {
+      EXPECT_NE(std::string(e.what()).find(broken.what), std::string::npos) << e.what();
+    }
+  }
+}
+
+// Pass rule: the device arrays of a graph are its headers, arguments, two
+// counter arrays and successor entries, the roots, a ready slot per task
+// and per worker, one RunCounters and the trace if asked: bytes() adds up
+// exactly those (88 bytes a task, 4 an edge and a root, 8 a worker, 768,
+// and 24 a task of trace); an empty graph allocates nothing.
+TEST(Fr4Layout, DeviceGraphBytes) {
+  const DeviceGraphArrays a = device_graph_arrays(1000, 2500, 3, 64, false);
+  EXPECT_EQ(a.slots, 1064);
+  EXPECT_EQ(a.bytes(), uint64_t(1000 * (24 + 48 + 4 + 4 + 8) + 2500 * 4 + 3 * 4 + 64 * 8 + 6 * 128));
+  EXPECT_EQ(device_graph_arrays(1000, 2500, 3, 64, true).bytes(), a.bytes() + 1000 * 24);
+  EXPECT_EQ(device_graph_arrays(0, 0, 0, 64, true).bytes(), 0u);
 }
 
 }  // namespace

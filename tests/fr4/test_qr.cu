@@ -8,9 +8,11 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <utility>
 #include <vector>
 
 #include "checks.hpp"
+#include "dag.hpp"
 #include "fr4_qr.hpp"
 #include "serial_executor.hpp"
 #include "test_seed.hpp"
@@ -90,7 +92,8 @@ struct Shape {
 };
 const Shape kShapes[] = {{1, 1},   {33, 31},  {100, 37}, {37, 100}, {130, 130},
                          {257, 65}, {64, 200}, {500, 96}, {2000, 64}};
-const Tree kTrees[] = {Tree::flat, Tree::binary, Tree::greedy};
+// The hierarchical tree of one domain (the Options default) eliminates as the flat one.
+const Tree kTrees[] = {Tree::flat, Tree::binary, Tree::greedy, Tree::hierarchical};
 
 // Pass rule: for every tree and shape (ragged, wide, tall), the tiles (R and
 // V) and τ of FR4 are within 1e-13 of FR1's (‖FR4 − FR1‖_F / ‖FR1‖_F), and
@@ -203,9 +206,14 @@ TEST(Fr4QrApi, DeviceCallsMatchHost) {
   wide.factor(d_a.data, 50);
   DeviceMatrix<double> d_x(80);
   EXPECT_THROW(wide.solve(d_a.data, 50, 1, d_x.data, 80), InputError);
-  Options tile64;  // tile 32 only
-  tile64.tile = 64;
-  EXPECT_THROW(Fr4Factorization<double>(50, 80, tile64), InputError);
+  // Tiles and inner blocks without kernels are refused up front.
+  for (const auto& [tile, inner_block] : std::vector<std::pair<int, int>>{{48, 0}, {16, 0}, {512, 32}, {32, 16},
+                                                                        {128, 8}, {128, 128}, {256, 64}}) {
+    Options odd;
+    odd.tile = tile;
+    odd.inner_block = inner_block;
+    EXPECT_THROW(Fr4Factorization<double>(50, 80, odd), InputError) << tile << " " << inner_block;
+  }
 }
 
 // Pass rule: a tall-skinny matrix whose tiles alone exceed the device's
@@ -229,6 +237,60 @@ TEST(Fr4QrApi, TooLargeForTheDeviceIsRefusedUpFront) {
   const Residuals r = check_factorization(a.data(), 96, 40, 96, f);
   EXPECT_LT(r.residual, 50);
   EXPECT_LT(r.orthogonality, 50);
+}
+
+// Pass rule: Fr4Factorization::device_bytes is what the constructor takes from the
+// device: 16384² in float with the flat tree (45 million tasks) and 8192²
+// with the binary tree, traced (11.2 million tasks). Free memory drops by
+// that much within the driver's rounding: at most 2 MiB more for each of
+// the 12 allocations (tiles and two τ arrays; the graph's headers,
+// successors, roots, two counter arrays, arguments, ready slots, run
+// counters, trace), at most that much less where a small one fits in a
+// block mapped before — 24 MiB, while a miscount of 4 bytes a task would
+// be 171 MiB and 43 MiB.
+TEST(Fr4QrApi, DeviceBytesAreWhatIsAllocated) {
+  Fr4Factorization<float> warm(64, 64);  // loads the executor's module, which takes device memory of its own
+  const double rounding = 12 * 2097152.0;
+  for (const auto& shape : {std::pair<Tree, int64_t>{Tree::flat, 16384}, {Tree::binary, 8192}}) {
+    SCOPED_TRACE(tree_name(shape.first));
+    Options options;
+    options.tree = shape.first;
+    options.trace = shape.first == Tree::binary;
+    const int64_t n = shape.second;
+    size_t free_before = 0, free_after = 0, total = 0;
+    ASSERT_EQ(cudaMemGetInfo(&free_before, &total), cudaSuccess);
+    const Fr4Factorization<float> qr(n, n, options);
+    ASSERT_EQ(cudaMemGetInfo(&free_after, &total), cudaSuccess);
+    const double used = double(free_before) - double(free_after);
+    const double expected = Fr4Factorization<float>::device_bytes(n, n, options);
+    EXPECT_GE(used, expected - rounding) << expected << " bytes expected";
+    EXPECT_LE(used, expected + rounding) << expected << " bytes expected";
+  }
+}
+
+// Pass rule: with a trace, a factorisation has one record per task, record
+// t being task t of build_qr_dag's DAG (the closed form's ids are its
+// program order), for each tree.
+TEST(Fr4QrApi, TraceRecordsTheClosedFormsTasks) {
+  const uint64_t seed = testing::test_seed("TraceRecordsTheClosedFormsTasks");
+  const int64_t m = 3000, n = 2500;
+  const std::vector<float> a = random_matrix<float>(m, n, seed);
+  DeviceMatrix<float> d_a(a);
+  for (const Tree tree : {Tree::flat, Tree::binary, Tree::greedy}) {
+    SCOPED_TRACE(tree_name(tree));
+    Options options;
+    options.tree = tree;
+    options.trace = true;
+    Fr4Factorization<float> qr(m, n, options);
+    qr.factor(d_a.data, m);
+    const Dag dag = build_qr_dag(qr.tile_rows(), qr.tile_cols(), tree);
+    const std::vector<TaskRecord> trace = qr.trace();
+    ASSERT_EQ(trace.size(), dag.tasks.size());
+    ASSERT_EQ(qr.task_count(), dag.num_tasks());
+    int wrong = 0;
+    for (size_t t = 0; t < trace.size(); ++t) wrong += trace[t].task == dag.tasks[t] ? 0 : 1;
+    EXPECT_EQ(wrong, 0);
+  }
 }
 
 }  // namespace

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "cpu_workers.hpp"
-#include "taskgraph/device_graph.hpp"
+#include "taskgraph/device_layout.hpp"
 #include "taskgraph/graph_generators.hpp"
 #include "test_seed.hpp"
 

@@ -38,7 +38,10 @@ Factorization<T> factor_strided(const std::string& stage, const DenseMatrix<T>& 
   gpu::check(cudaMemcpy(d_a.get(), strided.data(), strided.size() * sizeof(T), cudaMemcpyHostToDevice), "upload");
   if (stage == "FR3") return gpu::fr3_factor(d_a.get(), a.rows, a.cols, lda, Options{}).download();
   Options options;
-  options.tree = stage == "FR4 flat" ? Tree::flat : Tree::binary;
+  options.tree = stage == "FR4 binary" ? Tree::binary : Tree::flat;
+  if (stage == "FR4 tile 64") options.tile = 64;  // the block kernels: panels of 16 columns, 2 tile rows
+  if (stage == "FR4 tile 64") options.inner_block = 16;
+  if (stage == "FR4 tile 128") options.tile = 128;  // one tile: geqrt alone
   gpu::Fr4Factorization<T> qr(a.rows, a.cols, options);
   qr.factor(d_a.get(), lda);
   return qr.download();
@@ -49,11 +52,13 @@ Factorization<T> factor_on(const std::string& stage, const DenseMatrix<T>& a) {
   return factor_strided(stage, a, a.rows, T(0));
 }
 
-// Pass rule, for FR3, FR4 flat and FR4 binary: expect_stable_factorization
-// (residual and orthogonality below 50, nothing non-finite).
+// Pass rule, for FR3, FR4 flat and FR4 binary (tile 32, the warp kernels)
+// and FR4 with tiles of 64 and 128 (the block kernels):
+// expect_stable_factorization (residual and orthogonality below 50, nothing
+// non-finite).
 template <typename T>
 void expect_backward_stable(const DenseMatrix<T>& a, const std::string& what) {
-  for (const std::string stage : {"FR3", "FR4 flat", "FR4 binary"}) {
+  for (const std::string stage : {"FR3", "FR4 flat", "FR4 binary", "FR4 tile 64", "FR4 tile 128"}) {
     SCOPED_TRACE(what + ", " + stage);
     const Factorization<T> f = factor_on(stage, a);
     testing::expect_stable_factorization(a, f);

@@ -52,10 +52,11 @@ enum { TILEDQR_BACKEND_LAPACK = 0, TILEDQR_BACKEND_REFERENCE = 1 };
 /* Options; all zeros (or a NULL pointer) means the defaults. */
 typedef struct tiledqr_options {
   int tile;        /* b, the tile size; 0: chosen with the inner block and (tree AUTO) the tree from m, n and
-                      the threads, by a table measured on the CPU; a larger tile than min(m, n) is cut to it
-                      (the GPU functions run tile 32 only) */
-  int inner_block; /* ib of the LAPACK backend's T factors, at most the tile; 0: chosen with the tile
-                      (tile 0), else min(tile, 32) */
+                      the threads (CPU) or the precision and GPU (GPU functions), by tables measured on
+                      each; on the CPU a larger tile than min(m, n) is cut to it; the GPU functions run
+                      32, 64, 128 or 256 */
+  int inner_block; /* ib of the T factors (LAPACK backend; GPU tiles of 64 and more: 16, 32 or 64), at most
+                      the tile; 0: chosen with the tile (tile 0), else min(tile, 32) */
   int tree;        /* TILEDQR_TREE_* */
   int threads;     /* CPU worker threads, cut to the CPUs this process may run on; 0: every such CPU, fewer
                       for a small problem (one per 2^20 multiply-adds, m·n·min(m, n) a matrix) */

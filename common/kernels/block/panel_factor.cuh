@@ -56,7 +56,7 @@ struct PanelLayout {
   // Shared memory, in elements of T:
   static constexpr int ld_panel = NB + 1;                  // the inner block (NB, IB), col-major
   static constexpr int panel_elements = ld_panel * IB;
-  static constexpr int ld_partial = IB + 3;                // per warp: xᵀa_c (IB), xᵀx, max|x|, a flag
+  static constexpr int ld_partial = IB + 2;                // per warp: xᵀa_c (IB), xᵀx, flags
   static constexpr int partial_elements = 2 * warps * ld_partial;  // two buffers, by column parity
   static constexpr int ld_small = IB + 1;                  // (IB, IB) col-major blocks
   static constexpr int top_elements = IB * ld_small;       // R's diagonal block (tsqrt, ttqrt)
@@ -92,6 +92,13 @@ __device__ __forceinline__ void put(T (&a)[N], int i, T value) {
     if (s == i) a[s] = value;
 }
 
+// The update of the columns right of a panel, out of line: the three
+// factor kinds share one copy of the engine.
+template <typename T, int NB, int IB>
+__device__ __noinline__ void trailing_update(ReflectorShape shape, CompactWy<T> a, T* shared) {
+  apply_compact_wy<T, NB, IB>(shape, true, a, shared);
+}
+
 }  // namespace panel_detail
 
 // Factors inner block b (columns i = b·IB … i + kb − 1) of a factor kind and
@@ -102,16 +109,17 @@ __device__ __forceinline__ void put(T (&a)[N], int i, T value) {
 //   t (IB, k) col-major, ldt: T_b goes to columns i … i + kb − 1 (zeros
 //     below each diagonal).
 // Every thread of a block of PanelLayout::threads calls it.
-template <typename T, int NB, int IB>
-__device__ void factor_inner_block(PanelKind kind, int b, int m, int n, int k, T* top, int ld_top, T* body,
-                                   int ld_body, T* t, int ldt, T* shared) {
+template <typename T, int NB, int IB, PanelKind kind>
+__device__ void factor_inner_block(int b, int m, int n, int k, T* top, int ld_top, T* body, int ld_body, T* t,
+                                   int ldt, T* shared) {
   using namespace panel_detail;
   using L = PanelLayout<T, NB, IB>;
   constexpr int RPW = L::rows_per_warp, CPL = L::cols_per_lane, LDS = L::ld_small, LDP = L::ld_partial;
-  const ReflectorShape shape = kind == PanelKind::geqrt   ? ReflectorShape::unit_lower
-                               : kind == PanelKind::tsqrt ? ReflectorShape::full
-                                                          : ReflectorShape::upper;
-  const bool geqrt_kind = kind == PanelKind::geqrt;
+  constexpr ReflectorShape shape = kind == PanelKind::geqrt   ? ReflectorShape::unit_lower
+                                   : kind == PanelKind::tsqrt ? ReflectorShape::full
+                                                              : ReflectorShape::upper;
+  constexpr bool geqrt_kind = kind == PanelKind::geqrt;
+  constexpr unsigned all_rows = RPW == 32 ? 0xffffffffu : (1u << RPW) - 1u;
   T* panel = shared;
   T* partial = panel + L::panel_elements;    // [parity][warp][LDP]
   T* tops = partial + L::partial_elements;   // R(i + r, i + c) at c·LDS + r
@@ -129,6 +137,8 @@ __device__ void factor_inner_block(PanelKind kind, int b, int m, int n, int k, T
   const int i = b * IB;
   const int kb = k - i < IB ? k - i : IB;
   const int row0 = warp * RPW;  // this thread's rows row0 … row0 + RPW − 1
+  const int rows_here = m - row0;  // … of which those below m
+  const unsigned in_matrix = rows_here <= 0 ? 0u : rows_here >= RPW ? all_rows : (1u << rows_here) - 1u;
 
   // Is body row r part of the triangle (ttqrt) — else never read nor written.
   auto in_triangle = [&](int r, int c) { return kind != PanelKind::ttqrt || r <= i + c; };
@@ -178,34 +188,33 @@ __device__ void factor_inner_block(PanelKind kind, int b, int m, int n, int k, T
 #pragma unroll
       for (int u = 0; u < CPL; ++u)
         if (lane + 32 * u < IB) flag |= !(magnitude(tops[(lane + 32 * u) * LDS + j]) <= entry_limit);
-    // Column j's entries in this thread's rows, and which rows it reaches.
+    // The rows column j's reflector reaches (bit s: row row0 + s), and its
+    // entries there.
+    const int d = p - row0;
+    unsigned part;
+    if (kind == PanelKind::geqrt) part = d + 1 <= 0 ? all_rows : d + 1 >= RPW ? 0u : all_rows & ~((1u << (d + 1)) - 1u);
+    else if (kind == PanelKind::tsqrt) part = all_rows;
+    else part = d < 0 ? 0u : d + 1 >= RPW ? all_rows : (1u << (d + 1)) - 1u;
+    part &= in_matrix;
     T x[RPW];
-    unsigned part = 0;
 #pragma unroll
     for (int s = 0; s < RPW; ++s) {
       const T own = uj == 0 ? vals[0][s] : vals[CPL - 1][s];
-      x[s] = __shfl_sync(0xffffffffu, own, lj);
-      const int r = row0 + s;
-      const bool reached = r < m && (kind == PanelKind::geqrt   ? r > p
-                                     : kind == PanelKind::tsqrt ? true
-                                                                : r <= p);
-      if (reached) part |= 1u << s;
-      if (!reached) x[s] = T(0);
+      const T value = __shfl_sync(0xffffffffu, own, lj);
+      x[s] = part >> s & 1u ? value : T(0);
     }
-    // (b) this thread's sums: xᵀx, max|x| and xᵀa_c for its columns.
-    T squares = 0, largest = 0, dot[CPL];
+    // (b) this thread's sums: xᵀx and xᵀa_c for its columns; whether x has
+    // a nonzero entry (else H = I) and whether a sum is too large to add.
+    T squares = 0, dot[CPL];
+    bool nonzero = false;
 #pragma unroll
     for (int u = 0; u < CPL; ++u) dot[u] = 0;
 #pragma unroll
     for (int s = 0; s < RPW; ++s) {
       squares += x[s] * x[s];
-      const T a = magnitude(x[s]);
-      largest = a > largest ? a : largest;
+      nonzero |= x[s] != T(0);
 #pragma unroll
-      for (int u = 0; u < CPL; ++u) {
-        dot[u] += x[s] * vals[u][s];
-        flag |= !(magnitude(vals[u][s]) <= entry_limit);
-      }
+      for (int u = 0; u < CPL; ++u) dot[u] += x[s] * vals[u][s];
     }
 #pragma unroll
     for (int u = 0; u < CPL; ++u) {
@@ -213,28 +222,28 @@ __device__ void factor_inner_block(PanelKind kind, int b, int m, int n, int k, T
       if (lane + 32 * u < IB) part_sums[warp * LDP + lane + 32 * u] = dot[u];
     }
     flag = __any_sync(0xffffffffu, flag);
+    nonzero = __any_sync(0xffffffffu, nonzero);
     if (lane == 0) {
       part_sums[warp * LDP + IB] = squares;
-      part_sums[warp * LDP + IB + 1] = largest;
-      part_sums[warp * LDP + IB + 2] = flag ? T(1) : T(0);
+      part_sums[warp * LDP + IB + 1] = T((nonzero ? 1 : 0) + (flag ? 2 : 0));
     }
     __syncthreads();  // (c) the partial sums and the pivot row are written
 
     // (d) the reflector, the same in every thread.
     squares = 0;
-    largest = 0;
-    flag = false;
+    int flags = 0;
 #pragma unroll
     for (int u = 0; u < CPL; ++u) dot[u] = 0;
+#pragma unroll
     for (int w = 0; w < L::warps; ++w) {
       squares += part_sums[w * LDP + IB];
-      const T a = part_sums[w * LDP + IB + 1];
-      largest = a > largest ? a : largest;
-      flag |= part_sums[w * LDP + IB + 2] != T(0);
+      flags |= int(part_sums[w * LDP + IB + 1]);
 #pragma unroll
       for (int u = 0; u < CPL; ++u)
         if (lane + 32 * u < IB) dot[u] += part_sums[w * LDP + lane + 32 * u];
     }
+    nonzero = (flags & 1) != 0;
+    flag = (flags & 2) != 0;
     const T alpha = geqrt_kind ? pivot_row[j] : tops[j * LDS + j];
     T pivot_entry[CPL];  // the pivot row's entry in each of this thread's columns
 #pragma unroll
@@ -245,9 +254,9 @@ __device__ void factor_inner_block(PanelKind kind, int b, int m, int n, int k, T
     gpu::WarpReflector<T> h;
     h.beta = alpha;  // a zero x: H = I (τ = 0), as make_reflector
     bool direct = true;
-    if (largest != T(0)) h = gpu::direct_reflector(alpha, squares, direct, NB);
+    if (nonzero) h = gpu::direct_reflector(alpha, squares, direct, NB);
 
-    if (largest != T(0) && (flag || !direct)) {  // rare, and the same in every thread
+    if (nonzero && (flag || !direct)) {  // rare, and the same in every thread
       const int lo = geqrt_kind ? p + 1 : 0;
       if (lane == 0)
 #pragma unroll
@@ -391,20 +400,29 @@ __device__ void factor_inner_block(PanelKind kind, int b, int m, int n, int k, T
       a.c = body + std::size_t(right) * ld_body;
       a.ldc = ld_body;
     }
-    apply_compact_wy<T, NB, IB>(shape, true, a, shared);
+    trailing_update<T, NB, IB>(shape, a, shared);
   }
   __syncthreads();  // the next inner block reads what the update wrote
 }
 
 // The whole factor kind: every inner block in turn; k = min(m, n) for
 // geqrt, n for tsqrt and ttqrt.
-template <typename T, int NB, int IB>
-__device__ void factor_tile(PanelKind kind, int m, int n, T* top, int ld_top, T* body, int ld_body, T* t,
-                            int ldt, T* shared) {
+template <typename T, int NB, int IB, PanelKind kind>
+__device__ void factor_blocks(int m, int n, T* top, int ld_top, T* body, int ld_body, T* t, int ldt, T* shared) {
   const int k = kind == PanelKind::geqrt ? (m < n ? m : n) : n;
   const int blocks = (k + IB - 1) / IB;
   for (int b = 0; b < blocks; ++b)
-    factor_inner_block<T, NB, IB>(kind, b, m, n, k, top, ld_top, body, ld_body, t, ldt, shared);
+    factor_inner_block<T, NB, IB, kind>(b, m, n, k, top, ld_top, body, ld_body, t, ldt, shared);
+}
+
+template <typename T, int NB, int IB>
+__device__ void factor_tile(PanelKind kind, int m, int n, T* top, int ld_top, T* body, int ld_body, T* t,
+                            int ldt, T* shared) {
+  switch (kind) {
+    case PanelKind::geqrt: factor_blocks<T, NB, IB, PanelKind::geqrt>(m, n, top, ld_top, body, ld_body, t, ldt, shared); break;
+    case PanelKind::tsqrt: factor_blocks<T, NB, IB, PanelKind::tsqrt>(m, n, top, ld_top, body, ld_body, t, ldt, shared); break;
+    case PanelKind::ttqrt: factor_blocks<T, NB, IB, PanelKind::ttqrt>(m, n, top, ld_top, body, ld_body, t, ldt, shared); break;
+  }
 }
 
 // One independent factor task (geqrt: top unused): the operands of

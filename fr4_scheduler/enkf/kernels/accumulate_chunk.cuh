@@ -2,10 +2,10 @@
 // i ∈ [row_begin, row_begin + rows_per_task) and the union columns j of one
 // chunk of m-block b,
 //   partial[i, mr] = Σ_j C[i, j] · (Σ_l e[i, l] e[j, l]) · H[b·32 + mr, j],
-// seed 002's row-block × column-block task with C[i, j] read from the
-// Toeplitz diagonals, never from a dense C. Lane t owns rows
-// row_begin + t + 32·r (r < rows_per_lane) and their sums in `acc`, so the
-// lanes never share a word and need no barrier.
+// the row-block × column-block task of the EnKF report ("ECE 408 final
+// report"), with C[i, j] read from the Toeplitz diagonals, never from a dense
+// C. Lane t owns rows row_begin + t + 32·r (r < rows_per_lane) and their sums
+// in `acc`, so the lanes never share a word and need no barrier.
 #pragma once
 
 namespace tiledqr::enkf {

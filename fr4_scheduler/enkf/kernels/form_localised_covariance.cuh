@@ -1,5 +1,5 @@
-// Dense baseline, step 1: the localised covariance formed densely, tile by
-// tile (seed 002's first CUDA version),
+// Dense baseline, step 1: the localised covariance formed densely, tile by tile
+// (the first CUDA version of the EnKF report ("ECE 408 final report")),
 //   k[i + j · n] = C[i, j] · Σ_l e[i, l] e[j, l],
 // k (n, n) col-major, ld = n. A block of 32 × 8 threads forms one 32 × 32
 // tile; thread (x, y) takes row x and columns y, y + 8, y + 16, y + 24.

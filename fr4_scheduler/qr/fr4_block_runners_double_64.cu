@@ -1,0 +1,10 @@
+// The task-graph QR's block kinds in double, tile 64 (fr4_block_runner.cuh).
+#include "fr4_block_runner.cuh"
+
+namespace tiledqr::gpu {
+
+template std::unique_ptr<Fr4Runner<double>> make_block_runner<double, 64, 16>(int32_t, int32_t, const Options&);
+template std::unique_ptr<Fr4Runner<double>> make_block_runner<double, 64, 32>(int32_t, int32_t, const Options&);
+template std::unique_ptr<Fr4Runner<double>> make_block_runner<double, 64, 64>(int32_t, int32_t, const Options&);
+
+}  // namespace tiledqr::gpu

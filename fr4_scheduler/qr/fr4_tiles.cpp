@@ -1,0 +1,51 @@
+// The tiles the task-graph QR runs for a shape: the choice for tile 0 and
+// the checks of an explicit tile and inner block (fr4_qr.hpp).
+#include <string>
+
+#include "errors.hpp"
+#include "fr4_qr.hpp"
+
+namespace tiledqr::gpu {
+
+namespace {
+
+// Provisional until the calibration preset's table: the warp kernels
+// (tile 32) up to 4096 columns or rows, the tensor-core block kernels
+// (tile 128, inner block 32) beyond.
+Fr4Tiles fr4_tile_choice(int64_t m, int64_t n, bool single_precision) {
+  (void)single_precision;
+  const int64_t smaller = m < n ? m : n;
+  if (smaller > 4096) return Fr4Tiles{128, 32};
+  return Fr4Tiles{32, 0};
+}
+
+}  // namespace
+
+Tree fr4_tree_choice(int64_t m, int64_t n, int tile) {
+  (void)tile;
+  return m >= 4 * n ? Tree::binary : Tree::flat;
+}
+
+Fr4Tiles fr4_tiles(int64_t m, int64_t n, bool single_precision, const Options& options) {
+  if (options.tile == 0) return fr4_tile_choice(m, n, single_precision);
+  const int tile = options.tile, ib = options.inner_block;
+  if (tile == 32) {
+    if (ib != 0 && ib != 32)
+      throw InputError("tile 32 runs the warp kernels, which have no inner block; got inner block " +
+                       std::to_string(ib));
+    return Fr4Tiles{32, 0};
+  }
+  if (tile != 64 && tile != 128 && tile != 256)
+    throw InputError("the task-graph GPU factorisation runs tiles of 32, 64, 128 or 256 (or 0: chosen for the "
+                     "shape); got tile " + std::to_string(tile));
+  const int inner = ib == 0 ? 32 : ib;
+  if (inner != 16 && inner != 32 && inner != 64)
+    throw InputError("tiles of " + std::to_string(tile) + " take an inner block of 16, 32 or 64; got " +
+                     std::to_string(inner));
+  if (tile == 256 && inner > 32)
+    throw InputError("tile 256 takes an inner block of 16 or 32 (a block's shared memory holds no more); got " +
+                     std::to_string(inner));
+  return Fr4Tiles{tile, inner};
+}
+
+}  // namespace tiledqr::gpu

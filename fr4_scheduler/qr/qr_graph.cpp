@@ -1,0 +1,222 @@
+// The tiled QR's FR4 task graph from the closed form (qr_graph.hpp): one
+// sweep over the eliminations of each panel writes headers, argument
+// blocks and priority-ordered successor lists into the consumer's chunk
+// buffers.
+#include "qr_graph.hpp"
+
+#include <algorithm>
+#include <cstddef>
+#include <cstring>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+#include "errors.hpp"
+#include "qr_dag_arrays.hpp"
+
+namespace tiledqr::gpu {
+namespace {
+
+using taskgraph::LayoutChunk;
+using taskgraph::Team;
+
+std::string graph_text(const qr_dag::Shape& s) {
+  return "the QR task graph of " + std::to_string(s.p) + " x " + std::to_string(s.q) + " tiles (" +
+         tree_name(s.tree) + " tree)";
+}
+
+// Tasks without predecessors: geqrt(0, 0) in the flat tree, the geqrt of
+// every tile row of panel 0 in the others (build_qr_dag_arrays' roots).
+int64_t root_count(const qr_dag::Shape& s) { return s.tree == Tree::flat ? 1 : s.p; }
+
+// Capacity of a chunk of at most `chunk_tasks` tasks: a chunk holds whole
+// eliminations (at most 3 successors a task: c for the factor task, 2 for
+// each of its c − 1 updates) and parts of two, so at most 3 per task and
+// one factor task's q more.
+struct ChunkCapacity {
+  int32_t tasks;
+  int64_t edges;
+};
+ChunkCapacity chunk_capacity(const qr_dag::Shape& s, int64_t edges, int32_t chunk_tasks) {
+  const int32_t tasks = int32_t(std::min<int64_t>(chunk_tasks, s.num_tasks));
+  return ChunkCapacity{tasks, std::min<int64_t>(3 * int64_t(tasks) + s.q, edges)};
+}
+
+taskgraph::TaskArgs task_args(const Task& t) {
+  QrTaskArgs a;
+  std::memset(static_cast<void*>(&a), 0, sizeof a);  // padding too: equal tasks give equal bytes
+  a.task.kind = t.kind;
+  a.task.k = t.k;
+  a.task.i = t.i;
+  a.task.j = t.j;
+  a.task.piv = t.piv;
+  a.transpose = 1;
+  return taskgraph::TaskArgs::of(a);
+}
+
+// Sets the tile column j of the task in an argument block of task_args.
+void set_column(taskgraph::TaskArgs& args, int32_t j) {
+  std::memcpy(args.bytes + offsetof(QrTaskArgs, task) + offsetof(Task, j), &j, sizeof j);
+}
+
+// Writes the chunks of one graph into the consumer's buffers.
+class ChunkWriter {
+ public:
+  ChunkWriter(const qr_dag::Shape& shape, Team team, const QrDagArrays& arrays, int32_t chunk_tasks,
+              int64_t chunk_edges, LayoutChunk& buffers, const std::function<void(const LayoutChunk&)>& emit)
+      : shape_(shape), team_(team), count_(arrays.pred_count.data()), priority_(arrays.priority.data()),
+        chunk_tasks_(chunk_tasks), chunk_edges_(chunk_edges), buffers_(buffers), emit_(emit) {}
+
+  void run() {
+    for (int32_t k = 0; k < shape_.steps; ++k) {
+      const int64_t base = qr_dag::step_begin(shape_, k), next_base = qr_dag::step_begin(shape_, k + 1);
+      const int32_t elims = qr_dag::detail::num_elims(shape_.tree, shape_.p - k);
+      for (int32_t e = 0; e < elims; ++e) eliminate(k, e, elim_ids(shape_, k, e, base, next_base));
+    }
+    flush();
+  }
+
+ private:
+  // The factor task of elimination e of panel k and its update of each
+  // later tile column: ids ids.self + u, u = 0 … q − k − 1.
+  void eliminate(int32_t k, int32_t e, const ElimIds& ids) {
+    const int64_t c = shape_.q - k;
+    const Task factor = qr_dag::task_at(shape_, qr_dag::Coord{k, e, 0});
+    const Task update = c > 1 ? qr_dag::task_at(shape_, qr_dag::Coord{k, e, 1}) : factor;
+    // The argument blocks, built once: the updates differ only in the column.
+    const taskgraph::TaskArgs factor_args = task_args(factor);
+    taskgraph::TaskArgs update_args = task_args(update);
+    for (int64_t u = 0; u < c; ++u) {
+      uint32_t* list = begin_task(u == 0 ? (c - 1) + (ids.next >= 0) : (ids.next >= 0) + (ids.below >= 0));
+      int32_t degree = 0;
+      if (u == 0) {  // its updates, then the next elimination on its row
+        for (int64_t v = 1; v < c; ++v) list[degree++] = uint32_t(ids.self + v);
+        sort_by_priority(list, degree);
+        if (ids.next >= 0) insert_by_priority(list, degree++, uint32_t(ids.next));
+      } else {
+        if (ids.next >= 0) list[degree++] = uint32_t(ids.next + u);
+        if (ids.below >= 0) list[degree++] = uint32_t(ids.below + u);
+        sort_by_priority(list, degree);
+      }
+      if (u == 0) {
+        end_task(factor.kind, factor_args, list, degree);
+      } else {
+        set_column(update_args, int32_t(k + u));
+        end_task(update.kind, update_args, list, degree);
+      }
+    }
+  }
+
+  // Room for a task with `degree` successors: a new chunk when this one is full.
+  uint32_t* begin_task(int64_t degree) {
+    if (tasks_ == chunk_tasks_ || edges_ + degree > chunk_edges_) flush();
+    if (degree > chunk_edges_)
+      throw std::logic_error(graph_text(shape_) + ": a task has " + std::to_string(degree) +
+                             " successors, more than a chunk holds (" + std::to_string(chunk_edges_) + ")");
+    return buffers_.succs + edges_;
+  }
+
+  // Whether task a comes before task b in a successor list: the order of
+  // Graph::compile() (priority high to low, then id).
+  bool before(uint32_t a, uint32_t b) const {
+    return priority_[a] != priority_[b] ? priority_[a] > priority_[b] : a < b;
+  }
+
+  // A factor task's updates usually come in priority order already (one
+  // less a column), so this is mostly the one pass that checks it.
+  void sort_by_priority(uint32_t* list, int32_t n) const {
+    const auto order = [this](uint32_t a, uint32_t b) { return before(a, b); };
+    if (!std::is_sorted(list, list + n, order)) std::sort(list, list + n, order);
+  }
+
+  // `task` into list[0 .. n] in order, list[0 .. n) being sorted.
+  void insert_by_priority(uint32_t* list, int32_t n, uint32_t task) const {
+    uint32_t* at = std::upper_bound(list, list + n, task, [this](uint32_t a, uint32_t b) { return before(a, b); });
+    std::memmove(at + 1, at, size_t(list + n - at) * sizeof(uint32_t));
+    *at = task;
+  }
+
+  // The task, its successors in `list` already ordered: entries, header, arguments.
+  void end_task(TaskKind kind, const taskgraph::TaskArgs& args, uint32_t* list, int32_t degree) {
+    for (int32_t s = 0; s < degree; ++s) list[s] = taskgraph::successor_entry(int32_t(list[s]), count_[list[s]]);
+    const int64_t id = first_task_ + tasks_;
+    buffers_.headers[tasks_] = taskgraph::make_task_header(int32_t(kind), team_, count_[id],
+                                                           int32_t(first_edge_ + edges_), degree,
+                                                           degree > 0 ? list[0] : 0u);
+    buffers_.args[tasks_] = args;
+    ++tasks_;
+    edges_ += degree;
+  }
+
+  void flush() {
+    if (tasks_ == 0) return;
+    buffers_.first_task = int32_t(first_task_);
+    buffers_.task_count = tasks_;
+    buffers_.first_edge = first_edge_;
+    buffers_.edge_count = edges_;
+    emit_(buffers_);
+    first_task_ += tasks_;
+    first_edge_ += edges_;
+    tasks_ = 0;
+    edges_ = 0;
+  }
+
+  const qr_dag::Shape shape_;
+  const Team team_;
+  const uint8_t* count_;
+  const int32_t* priority_;
+  const int32_t chunk_tasks_;
+  const int64_t chunk_edges_;
+  LayoutChunk& buffers_;
+  const std::function<void(const LayoutChunk&)>& emit_;
+  int64_t first_task_ = 0, first_edge_ = 0;  // the chunk being filled
+  int32_t tasks_ = 0;
+  int64_t edges_ = 0;
+};
+
+}  // namespace
+
+qr_dag::Shape qr_graph_shape(int64_t p, int64_t q, Tree tree) {
+  return qr_dag::make_shape(p, q, tree == Tree::hierarchical ? Tree::flat : tree);
+}
+
+taskgraph::LayoutStream qr_factor_graph(int64_t p, int64_t q, Tree tree, Team team, int32_t chunk_tasks,
+                                        uint64_t host_memory_limit) {
+  if (chunk_tasks < 1) throw InputError("qr_factor_graph: chunk_tasks must be >= 1");
+  const qr_dag::Shape shape = qr_graph_shape(p, q, tree);
+  const int64_t edges = count_edges(shape);
+  if (shape.num_tasks > taskgraph::Graph::max_tasks || edges > taskgraph::max_edges)
+    throw InputError(graph_text(shape) + " has " + std::to_string(shape.num_tasks) + " tasks and " +
+                     std::to_string(edges) + " edges; the task-graph executor's 32-bit ids hold at most " +
+                     std::to_string(taskgraph::Graph::max_tasks) + " tasks and " +
+                     std::to_string(taskgraph::max_edges) + " edges (a larger tile has fewer)");
+  auto arrays = std::make_shared<const QrDagArrays>(build_qr_dag_arrays(shape, host_memory_limit));
+
+  taskgraph::LayoutStream out;
+  out.num_tasks = int32_t(shape.num_tasks);
+  out.num_edges = edges;
+  out.roots.assign(arrays->roots.begin(), arrays->roots.end());
+  out.has_block_tasks = team == Team::block;
+  const ChunkCapacity capacity = chunk_capacity(shape, edges, chunk_tasks);
+  out.chunk_tasks = capacity.tasks;
+  out.chunk_edges = capacity.edges;
+  out.produce = [shape, team, arrays, chunk_tasks = out.chunk_tasks, chunk_edges = out.chunk_edges](
+                    LayoutChunk& buffers, const std::function<void(const LayoutChunk&)>& emit) {
+    ChunkWriter(shape, team, *arrays, chunk_tasks, chunk_edges, buffers, emit).run();
+  };
+  return out;
+}
+
+uint64_t qr_graph_host_bytes(int64_t p, int64_t q, Tree tree, int32_t chunk_tasks) {
+  const qr_dag::Shape shape = qr_graph_shape(p, q, tree);
+  const ChunkCapacity capacity = chunk_capacity(shape, count_edges(shape), chunk_tasks);
+  return qr_dag_arrays_bytes(shape) + taskgraph::chunk_buffer_bytes(capacity.tasks, capacity.edges);
+}
+
+uint64_t qr_graph_device_bytes(int64_t p, int64_t q, Tree tree, int64_t workers, bool trace) {
+  const qr_dag::Shape shape = qr_graph_shape(p, q, tree);
+  return taskgraph::device_graph_arrays(shape.num_tasks, count_edges(shape), root_count(shape), workers, trace).bytes();
+}
+
+}  // namespace tiledqr::gpu

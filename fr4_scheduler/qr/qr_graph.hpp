@@ -1,0 +1,57 @@
+// The tiled QR factorisation's task graph for the FR4 executor, built from
+// the closed form of the DAG (common/qr_dag.hpp, common/qr_dag_arrays.hpp)
+// straight into the executor's device layout, chunk by chunk: nothing is
+// allocated per task or per edge, so a 16384² matrix at tile 32 (45
+// million tasks) takes a few hundred MB of host memory, not tens of GB.
+// The graph is the one Graph::compile() makes of build_qr_dag's DAG: the
+// same tasks and ids, successor lists and roots in critical-path priority
+// order (highest first, ties by lower id). Host code only; no CUDA.
+//
+//   LayoutStream g = qr_factor_graph(p, q, Tree::greedy, Team::warp);
+//   GraphExec<QrKinds<double>> exec(g, options);   // uploads chunk by chunk
+#pragma once
+
+#include <cstdint>
+
+#include "options.hpp"
+#include "qr_dag.hpp"
+#include "task.hpp"
+#include "taskgraph/device_layout.hpp"
+
+namespace tiledqr::gpu {
+
+// One task's arguments as the QR kinds read them (qr_kinds.cuh): the task
+// of the DAG and, for the update kinds, whether they apply Qᵀ
+// (factorisation, apply_qt: 1) or Q (apply_q: 0).
+struct QrTaskArgs {
+  Task task;
+  int32_t transpose;
+};
+
+// The closed form's shape of the factorisation's DAG of p×q tiles. The
+// hierarchical tree of one domain with a flat inner tree — the only one a
+// QrOptions names — eliminates exactly as the flat tree, so it is the flat
+// shape. Throws InputError for an empty grid.
+qr_dag::Shape qr_graph_shape(int64_t p, int64_t q, Tree tree);
+
+// The factorisation's task graph in the executor's layout, streamed in
+// chunks of at most `chunk_tasks` tasks: task t is the closed form's task t
+// with arguments QrTaskArgs{task, 1} and kind id int(task.kind), run by
+// `team` (every kind of one run has the same team). The predecessor counts
+// and priorities (5 bytes a task) are built here and held by the stream.
+// Throws InputError, before allocating, when the graph has more tasks or
+// edges than the executor's 32-bit ids hold, or its arrays need more than
+// host_memory_limit bytes (0: the machine's physical memory).
+taskgraph::LayoutStream qr_factor_graph(int64_t p, int64_t q, Tree tree, taskgraph::Team team,
+                                        int32_t chunk_tasks = 1 << 16, uint64_t host_memory_limit = 0);
+
+// Host bytes the graph takes while a DeviceGraph uploads it: the stream's
+// predecessor counts and priorities and the chunk buffers.
+uint64_t qr_graph_host_bytes(int64_t p, int64_t q, Tree tree, int32_t chunk_tasks = 1 << 16);
+
+// Device bytes a DeviceGraph of qr_factor_graph(p, q, tree, …) allocates
+// with `workers` warps (taskgraph::device_graph_arrays), computed from the
+// closed form without building anything; valid for any size.
+uint64_t qr_graph_device_bytes(int64_t p, int64_t q, Tree tree, int64_t workers, bool trace);
+
+}  // namespace tiledqr::gpu

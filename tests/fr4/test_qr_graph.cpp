@@ -1,0 +1,147 @@
+// The QR stage's task graph from the closed form (fr4_scheduler/qr/qr_graph.hpp)
+// against the generic path it replaces: build_qr_dag's DAG added to a Graph,
+// compiled and laid out (make_device_layout). Host only (suite fr4, runs in CI).
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <string>
+#include <vector>
+
+#include "dag.hpp"
+#include "errors.hpp"
+#include "qr_dag_arrays.hpp"
+#include "qr_graph.hpp"
+#include "taskgraph/device_layout.hpp"
+#include "taskgraph/graph.hpp"
+
+namespace tiledqr::gpu {
+namespace {
+
+using taskgraph::CompiledGraph;
+using taskgraph::DeviceLayout;
+using taskgraph::Graph;
+using taskgraph::Team;
+
+// The graph as DeviceQr built it before: every task of build_qr_dag with
+// QrTaskArgs{task, 1}, its stated predecessor edges, compiled.
+CompiledGraph generic_graph(int32_t p, int32_t q, Tree tree, Team team) {
+  const Dag dag = build_qr_dag(p, q, tree);
+  Graph g;
+  for (const TaskKind k : {TaskKind::geqrt, TaskKind::ormqr, TaskKind::tsqrt, TaskKind::tsmqr, TaskKind::ttqrt,
+                           TaskKind::ttmqr})
+    g.define_kind(int32_t(k), task_kind_name(k), team);
+  for (const Task& t : dag.tasks) g.add(int32_t(t.kind), QrTaskArgs{t, 1});
+  for (int32_t t = 0; t < dag.num_tasks(); ++t)
+    for (int64_t e = dag.pred_offsets[size_t(t)]; e < dag.pred_offsets[size_t(t) + 1]; ++e)
+      g.add_edge(dag.preds[size_t(e)], t);
+  return g.compile();
+}
+
+// "" when the two layouts are the same graph, else the first difference.
+std::string difference(const DeviceLayout& want, const DeviceLayout& got) {
+  if (want.headers.size() != got.headers.size())
+    return std::to_string(got.headers.size()) + " tasks, want " + std::to_string(want.headers.size());
+  for (size_t t = 0; t < want.headers.size(); ++t) {
+    const taskgraph::TaskHeader &a = want.headers[t], &b = got.headers[t];
+    if (a.kind != b.kind || a.team != b.team || a.pred_count != b.pred_count || a.succ_begin != b.succ_begin ||
+        a.succ_count != b.succ_count || a.first_succ != b.first_succ || b.unused != 0 || b.unused2 != 0)
+      return "header of task " + std::to_string(t) + ": kind " + std::to_string(b.kind) + ", team " +
+             std::to_string(b.team) + ", " + std::to_string(b.pred_count) + " predecessors, successors " +
+             std::to_string(b.succ_begin) + " + " + std::to_string(b.succ_count) + "; want kind " +
+             std::to_string(a.kind) + ", team " + std::to_string(a.team) + ", " + std::to_string(a.pred_count) +
+             " predecessors, successors " + std::to_string(a.succ_begin) + " + " + std::to_string(a.succ_count);
+    const QrTaskArgs x = want.args[t].as<QrTaskArgs>(), y = got.args[t].as<QrTaskArgs>();
+    if (!(x.task == y.task) || x.transpose != y.transpose) return "arguments of task " + std::to_string(t);
+  }
+  if (want.succs != got.succs) {
+    for (size_t e = 0; e < want.succs.size() && e < got.succs.size(); ++e)
+      if (want.succs[e] != got.succs[e])
+        return "successor entry " + std::to_string(e) + ": " + std::to_string(got.succs[e]) + ", want " +
+               std::to_string(want.succs[e]);
+    return std::to_string(got.succs.size()) + " successor entries, want " + std::to_string(want.succs.size());
+  }
+  if (want.roots != got.roots) return "roots differ";
+  if (want.remaining != got.remaining) return "initial counters differ";
+  return "";
+}
+
+// Pass rule: for every tree (hierarchical included), both teams, tile grids
+// from 1 x 1 to 12 x 12 — square, tall and wide — and chunks of 1, 5 and
+// 64 tasks and one chunk for all, the closed form's layout equals the
+// generic one: the same headers (kind, team, predecessor count, successor
+// range, first successor), arguments, successor entries in the same
+// (priority) order, roots in the same order and initial counters.
+TEST(Fr4QrGraph, EqualsTheCompiledGraph) {
+  const int32_t grids[][2] = {{1, 1}, {1, 6}, {6, 1}, {2, 2}, {3, 7}, {7, 3}, {5, 5}, {9, 4}, {4, 9}, {12, 12}, {11, 6}};
+  for (const Tree tree : {Tree::flat, Tree::binary, Tree::greedy, Tree::hierarchical})
+    for (const Team team : {Team::warp, Team::block})
+      for (const auto& grid : grids) {
+        const int32_t p = grid[0], q = grid[1];
+        const CompiledGraph compiled = generic_graph(p, q, tree, team);
+        const DeviceLayout want = taskgraph::make_device_layout(compiled);
+        for (const int32_t chunk : {1, 5, 64, 1 << 20}) {
+          const taskgraph::LayoutStream stream = qr_factor_graph(p, q, tree, team, chunk);
+          SCOPED_TRACE(std::to_string(p) + " x " + std::to_string(q) + " tiles, " + tree_name(tree) + " tree, " +
+                       (team == Team::warp ? "warp" : "block") + " tasks, chunks of " + std::to_string(chunk));
+          EXPECT_EQ(stream.num_tasks, compiled.num_tasks());
+          EXPECT_EQ(stream.num_edges, compiled.num_edges());
+          EXPECT_EQ(stream.has_block_tasks, compiled.has_block_tasks());
+          ASSERT_EQ(difference(want, taskgraph::collect_layout(stream)), "");
+        }
+      }
+}
+
+// Pass rule: qr_graph_device_bytes, from the closed form alone, is what
+// device_graph_arrays gives for the stream's own task, edge and root counts
+// (and so what a DeviceGraph of it allocates), with and without a trace.
+TEST(Fr4QrGraph, DeviceBytesMatchTheStream) {
+  for (const Tree tree : {Tree::flat, Tree::binary, Tree::greedy, Tree::hierarchical})
+    for (const auto& grid : {std::pair<int32_t, int32_t>{1, 1}, {8, 3}, {3, 8}, {40, 40}})
+      for (const bool trace : {false, true}) {
+        const taskgraph::LayoutStream s = qr_factor_graph(grid.first, grid.second, tree, Team::warp);
+        const int64_t workers = 132 * 16;
+        EXPECT_EQ(qr_graph_device_bytes(grid.first, grid.second, tree, workers, trace),
+                  taskgraph::device_graph_arrays(s.num_tasks, s.num_edges, int64_t(s.roots.size()), workers, trace)
+                      .bytes())
+            << grid.first << " x " << grid.second << " tiles, " << tree_name(tree);
+      }
+}
+
+// Pass rule: a graph whose tasks do not fit the executor's 32-bit ids (a
+// 65536² matrix at tile 32, flat tree: 2048 x 2048 tiles, 2.9·10⁹ tasks)
+// is refused within a second, before anything is allocated, with an
+// InputError giving the task count and the limit; its device bytes are
+// still computed (for the message of a device too small).
+TEST(Fr4QrGraph, TooManyTasksRefusedUpFront) {
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    qr_factor_graph(2048, 2048, Tree::flat, Team::warp);
+    ADD_FAILURE() << "2048 x 2048 tiles were accepted";
+  } catch (const InputError& e) {
+    const std::string text = e.what();
+    EXPECT_NE(text.find("2865409024 tasks"), std::string::npos) << text;
+    EXPECT_NE(text.find("32-bit"), std::string::npos) << text;
+  }
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
+  EXPECT_GT(qr_graph_device_bytes(2048, 2048, Tree::flat, 1024, false), uint64_t(2865409024) * 88);
+}
+
+// Pass rule: a graph whose predecessor counts and priorities need more
+// host memory than allowed is refused before they are allocated, with an
+// InputError saying what they need (the 1024 x 1024 tiles of a 32768²
+// matrix, binary tree: 7.2·10⁸ tasks, 3.3 GiB, against a 64 MiB limit).
+TEST(Fr4QrGraph, HostMemoryRefusedUpFront) {
+  const auto start = std::chrono::steady_clock::now();
+  try {
+    qr_factor_graph(1024, 1024, Tree::binary, Team::warp, 1 << 20, uint64_t(64) << 20);
+    ADD_FAILURE() << "1024 x 1024 tiles fit in 64 MiB";
+  } catch (const InputError& e) {
+    const std::string text = e.what();
+    EXPECT_NE(text.find("of host memory"), std::string::npos) << text;
+    EXPECT_NE(text.find("3.34 GiB"), std::string::npos) << text;
+  }
+  EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
+}
+
+}  // namespace
+}  // namespace tiledqr::gpu

@@ -84,6 +84,10 @@ Options to_options(const tiledqr_options& o, int64_t m, int64_t n, int workers) 
     out.tile = choice.tile;
     out.inner_block = o.inner_block > 0 ? o.inner_block : choice.inner_block;
     out.tree = o.tree == TILEDQR_TREE_AUTO ? choice.tree : given;
+    if (out.tree == Tree::hierarchical) {
+      out.tree_domains = choice.domains;
+      out.inner_tree = Tree::flat;
+    }
   } else {
     out.tile = int(std::min<int64_t>(o.tile, std::min(m, n)));
     out.inner_block = o.inner_block;

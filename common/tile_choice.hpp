@@ -30,6 +30,7 @@ struct TileChoice {
   int tile = 32;         // b
   int inner_block = 32;  // ib, ≤ b
   Tree tree = Tree::flat;
+  int domains = 1;       // hierarchical tree: its domains, each reduced by a flat tree
 };
 
 // One measured row: a query with at most `workers` (CPU: threads; GPU:
@@ -38,7 +39,11 @@ struct TileChoice {
 // `aspect` takes `tile`, `inner_block` and `tree`. A table is read from its
 // first row on; the first row that matches wins, so rows go by threads,
 // then narrow side, then aspect from the largest down; the last row of a
-// table matches every query.
+// table matches every query. Tree::hierarchical in a row means one domain
+// per worker, each reduced by a flat tree: a chain of tsqrt per worker,
+// then log₂(workers) merges (Hadri, Ltaief, Agullo, Dongarra, "Tile QR
+// factorization with parallel panel processing for multicore
+// architectures", 2010, §3).
 struct TileRow {
   int workers;
   int64_t narrow;

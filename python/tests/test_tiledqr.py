@@ -171,8 +171,8 @@ def test_gpu_matches_numpy(dtype, tree):
 
 def test_gpu_unavailable_is_clear():
     if tiledqr.gpu_available():
-        with pytest.raises(ValueError, match="tile 32"):
-            tiledqr.qr(np.eye(4), backend="gpu", tile=64)
+        with pytest.raises(ValueError, match="tiles of 32, 64, 128 or 256"):
+            tiledqr.qr(np.eye(4), backend="gpu", tile=48)
     else:
         with pytest.raises(RuntimeError, match="not available"):
             tiledqr.qr(np.eye(4), backend="gpu")

@@ -176,10 +176,11 @@ def factor(a, backend="cpu", tree=None, tile=None, threads=None):
     """Factors A (m, n) = Q R and returns a Factors object.
 
     backend 'cpu' runs CPU threads (threads=None: every CPU of this process,
-    more than that cut to it), 'gpu' the GPU task scheduler (tile 32; the
-    reflectors come back to the host for Factors' methods). tree: 'flat',
-    'binary', 'greedy' or None (chosen from the shape). tile: the tile size
-    (None: chosen from the shape and threads; at most the matrix).
+    more than that cut to it), 'gpu' the GPU task scheduler (tile 32, 64, 128
+    or 256; the reflectors come back to the host for Factors' methods).
+    tree: 'flat', 'binary', 'greedy' or None (chosen from the shape). tile:
+    the tile size (None: chosen from the shape and threads; at most the
+    matrix).
     """
     arr = _np.asarray(a)
     if arr.ndim != 2:
@@ -194,13 +195,11 @@ def _gpu_geqrf(work, keep, tree, tile, threads):
     status, message = _tiledqr.gpu_status()
     if status != 0:
         raise RuntimeError(f"backend='gpu' is not available: {message}")
-    if tile not in (None, 0, 32):
-        raise ValueError(f"the GPU backend runs tile 32 only, got tile={tile!r}")
     if threads is not None:
         raise ValueError("threads applies to backend='cpu' only")
-    _options(tree, None, None)  # checks the tree's name
+    opts = _options(tree, tile, None)  # the GPU library says which tiles it runs
     return (_tiledqr.dgpu_geqrf_batch if work.dtype == _np.float64 else _tiledqr.sgpu_geqrf_batch)(
-        work, keep, _TREES[tree])
+        work, keep, opts["tree"], opts["tile"])
 
 
 def qr(a, mode="reduced", backend="cpu", tree=None, tile=None, threads=None):

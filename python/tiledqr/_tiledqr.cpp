@@ -172,10 +172,11 @@ void gels(FortranArray<T> a, FortranArray<T> b, int tile, int inner_block, int t
 // one after the other (the GPU interface takes one matrix a call); returns
 // host factors (the GPU's reflectors downloaded) when `keep` is set.
 template <typename T>
-py::object gpu_geqrf_batch(CArray<T> work, bool keep, int tree) {
+py::object gpu_geqrf_batch(CArray<T> work, bool keep, int tree, int tile) {
   const int64_t batch = work.shape(0), n = work.shape(1), m = work.shape(2), lda = std::max<int64_t>(1, m);
   tiledqr_options opts{};
   opts.tree = tree;
+  opts.tile = tile;
   T* data = work.mutable_data();
   std::vector<tiledqr_factors*> handles(keep ? size_t(batch) : 0, nullptr);
   // The handles made before a failure are freed with it.
@@ -228,8 +229,8 @@ PYBIND11_MODULE(_tiledqr, m) {
   std::apply([&](auto... a) { m.def("sgels", &gels<float>, a...); }, options(inout("a"), inout("b")));
   m.def("version", [] { return std::string(tiledqr_version()); });
 #ifdef TILEDQR_PYTHON_GPU
-  m.def("dgpu_geqrf_batch", &gpu_geqrf_batch<double>, inout("work"), py::arg("keep"), py::arg("tree"));
-  m.def("sgpu_geqrf_batch", &gpu_geqrf_batch<float>, inout("work"), py::arg("keep"), py::arg("tree"));
+  m.def("dgpu_geqrf_batch", &gpu_geqrf_batch<double>, inout("work"), py::arg("keep"), py::arg("tree"), py::arg("tile"));
+  m.def("sgpu_geqrf_batch", &gpu_geqrf_batch<float>, inout("work"), py::arg("keep"), py::arg("tree"), py::arg("tile"));
   m.def("gpu_status", [] {
     const int status = tiledqr_gpu_check_device();
     return py::make_tuple(status, std::string(status == TILEDQR_SUCCESS ? "" : tiledqr_last_error()));

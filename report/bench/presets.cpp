@@ -132,8 +132,10 @@ void add_fr2_cpu(std::vector<BenchCase>& cases, int hardware_threads) {
 // every candidate tile, inner block and (tall shapes) tree on squares from
 // 64 to 4096 and on tall matrices of 2^23 elements with n from 32 to 512,
 // for each thread count up to the machine's; one thread runs FR1 (as a
-// batch's matrices and the library on one thread do), more run FR2. The
-// table's rows are the fastest candidate of each shape and thread count.
+// batch's matrices and the library on one thread do), more run FR2 with
+// the flat, binary and hierarchical (one flat domain per thread) trees on
+// the tall shapes. The table's rows are the fastest candidate of each shape
+// and thread count (scripts/tile-table).
 void add_tile_choice_cpu(std::vector<BenchCase>& cases, int hardware_threads) {
   const std::vector<int> squares = {64, 128, 256, 512, 1024, 2048, 4096};
   const std::vector<int> narrow_sides = {32, 64, 128, 256, 512};
@@ -156,8 +158,8 @@ void add_tile_choice_cpu(std::vector<BenchCase>& cases, int hardware_threads) {
     for (const int n : narrow_sides)
       for (const int tile : {32, 64, 128, 256, 512})
         for (const int ib : {16, 32})
-          for (const std::string tree : {"flat", "binary"})
-            if (tile <= n && ib <= tile) add({(int64_t(1) << 23) / n, n}, tile, ib, tree);
+          for (const std::string tree : {"flat", "binary", "hierarchical"})
+            if (tile <= n && ib <= tile && (t > 1 || tree == "flat")) add({(int64_t(1) << 23) / n, n}, tile, ib, tree);
   }
 }
 

@@ -35,7 +35,9 @@ TEST(TileChoice, CpuTileFitsTheMatrix) {
 }
 
 // Pass rule: a matching row's tile is used as it stands when it divides the
-// narrow side evenly; the last row of each table matches every query.
+// narrow side evenly, with its inner block and tree, and one domain per
+// worker for the hierarchical tree (one otherwise); the last row of each
+// table matches every query.
 TEST(TileChoice, TablesAreReadInOrder) {
   for (const std::vector<TileRow>* table : {&cpu_tile_table(), &gpu_tile_table(Precision::double_precision),
                                              &gpu_tile_table(Precision::single_precision)}) {
@@ -48,14 +50,16 @@ TEST(TileChoice, TablesAreReadInOrder) {
     const int64_t narrow = std::min<int64_t>(row.narrow, int64_t(row.tile) * 8);
     if (narrow % row.tile != 0 || narrow < row.tile) continue;
     const int64_t m = int64_t(std::max(1.0, row.aspect) * double(narrow));
-    const TileChoice c = choose_tile({TileTarget::cpu, m, narrow, Precision::double_precision, row.workers});
+    const int workers = std::min(row.workers, 1000);
+    const TileChoice c = choose_tile({TileTarget::cpu, m, narrow, Precision::double_precision, workers});
     // An earlier row may match first; then that row's tile applies.
     for (const TileRow& earlier : cpu_tile_table()) {
-      if (row.workers <= earlier.workers && narrow <= earlier.narrow && double(m) / double(narrow) >= earlier.aspect) {
+      if (workers <= earlier.workers && narrow <= earlier.narrow && double(m) / double(narrow) >= earlier.aspect) {
         if (&earlier == &row) {
           EXPECT_EQ(c.tile, row.tile);
           EXPECT_EQ(c.inner_block, std::min(row.inner_block, row.tile));
           EXPECT_EQ(c.tree, row.tree);
+          EXPECT_EQ(c.domains, row.tree == Tree::hierarchical ? workers : 1);
         }
         break;
       }

@@ -1,6 +1,7 @@
-// The few sm_90 instructions the block kernels are built from, as inline PTX:
-// the FP64 tensor-core products m16n8k4 and m16n8k8 and the asynchronous global → shared
-// copy (cp.async) with its commit/wait.
+// The few instructions the block kernels are built from, as inline PTX: the
+// FP64 tensor-core products m16n8k4 and m16n8k8 (sm_90; two or four m8n8k4
+// on sm_80) and the asynchronous global → shared copy (cp.async) with its
+// commit/wait.
 #pragma once
 
 #include <cstddef>
@@ -13,21 +14,19 @@ namespace tiledqr::kernels::block {
 //   a0 = A(g, q),  a1 = A(g + 8, q);
 //   b0 = B(q, g);
 //   d0 = D(g, 2q), d1 = D(g, 2q + 1), d2 = D(g + 8, 2q), d3 = D(g + 8, 2q + 1).
-// Before sm_90 (no m16n8 .f64 shapes) the same product is formed with
-// shuffles and FMAs: correct everywhere, fast only on the tensor cores.
+// Before sm_90 (no m16n8 .f64 shapes) the same product is two m8n8k4
+// .f64 products, one for rows g and one for rows g + 8 (an m8n8k4 lane holds
+// A(g, q), B(q, g) and D(g, 2q), D(g, 2q + 1): the same places).
 __device__ __forceinline__ void mma_m16n8k4(double (&d)[4], double a0, double a1, double b0) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-  const int lane = int(threadIdx.x % 32), g = lane / 4, q = lane % 4;
-  for (int k = 0; k < 4; ++k) {
-    const double top = __shfl_sync(0xffffffffu, a0, 4 * g + k);        // A(g, k)
-    const double bottom = __shfl_sync(0xffffffffu, a1, 4 * g + k);     // A(g + 8, k)
-    const double even = __shfl_sync(0xffffffffu, b0, 4 * (2 * q) + k);      // B(k, 2q)
-    const double odd = __shfl_sync(0xffffffffu, b0, 4 * (2 * q + 1) + k);    // B(k, 2q + 1)
-    d[0] = fma(top, even, d[0]);
-    d[1] = fma(top, odd, d[1]);
-    d[2] = fma(bottom, even, d[2]);
-    d[3] = fma(bottom, odd, d[3]);
-  }
+  asm volatile(
+      "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
+      : "+d"(d[0]), "+d"(d[1])
+      : "d"(a0), "d"(b0));
+  asm volatile(
+      "mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%0, %1}, {%2}, {%3}, {%0, %1};\n"
+      : "+d"(d[2]), "+d"(d[3])
+      : "d"(a1), "d"(b0));
 #else
   asm volatile(
       "mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64 "

@@ -26,6 +26,7 @@ StageDescription gpu_stage(const std::string& name, const std::string& summary, 
   stage.name = name;
   stage.summary = summary;
   stage.own_kernels = "gpu-warp";  // common/kernels/warp
+  stage.uses_tree_domains = false;  // the GPU DAGs are built with one domain
   stage.check_memory = [name, device_bytes](int64_t m, int64_t n, size_t element_bytes, const Options& options) {
     if (!device_available()) return;  // the factor call says so
     ensure_device_memory(device_bytes(m, n, element_bytes, options),

@@ -27,8 +27,14 @@ namespace {
 // intermediate. A power of two changes no digit of the normal entries.
 template <typename T>
 int scale_below_overflow(TileMatrix<T>& tiles) {
-  T largest = 0;
-  for (const T x : tiles.data) largest = std::max(largest, std::fabs(x));
+  // Four running maxima (one would chain every comparison on the last);
+  // std::max passes over a NaN, as the single maximum did.
+  T most[4] = {0, 0, 0, 0};
+  const size_t count = tiles.data.size(), quads = count / 4 * 4;
+  for (size_t e = 0; e < quads; e += 4)
+    for (int l = 0; l < 4; ++l) most[l] = std::max(most[l], std::fabs(tiles.data[e + l]));
+  for (size_t e = quads; e < count; ++e) most[0] = std::max(most[0], std::fabs(tiles.data[e]));
+  T largest = std::max(std::max(most[0], most[1]), std::max(most[2], most[3]));
   if (!std::isfinite(largest)) return 0;  // non-finite input (--allow-nonfinite): nothing to save
   const double headroom = 64.0 * std::sqrt(double(tiles.p) * tiles.b * tiles.b);
   const double limit = double(std::numeric_limits<T>::max()) / headroom;

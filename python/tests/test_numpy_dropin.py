@@ -174,7 +174,7 @@ def test_complex_refused_clearly():
 # NumPy's shape and is zero where A or B is empty; otherwise it is NumPy's
 # solution to 100 n eps.
 @pytest.mark.parametrize("m,n,k", [(4, 2, 2), (0, 4, 1), (0, 4, 2), (4, 0, 1), (4, 0, 2), (4, 2, 0), (0, 0, 0),
-                                   (0, 0, 3), (30, 30, 1), (50, 7, 3)])
+                                   (0, 0, 3), (30, 30, 1), (50, 7, 3), (2, 4, 1), (7, 50, 3), (30, 31, 2), (3, 5, 0)])
 @pytest.mark.parametrize("vector", [False, True])
 def test_lstsq_shapes_like_numpy(m, n, k, vector):
     if vector and k != 1:

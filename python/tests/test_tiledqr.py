@@ -123,7 +123,7 @@ def test_integer_input_becomes_float64():
         (lambda: tiledqr.qr(np.ones((3, 3)), tree="star"), ValueError, "tree"),
         (lambda: tiledqr.qr(np.ones((3, 3)), tile=-1), ValueError, "tile"),
         (lambda: tiledqr.qr(np.ones((3, 3)), threads=-2), ValueError, "threads"),
-        (lambda: tiledqr.lstsq(np.ones((3, 5)), np.ones(3)), ValueError, "m >= n"),
+        (lambda: tiledqr.lstsq(np.ones((3, 5)), np.ones(3)), np.linalg.LinAlgError, "rank-deficient"),
         (lambda: tiledqr.lstsq(np.eye(4), np.ones(5)), ValueError, "rows"),
         (lambda: tiledqr.factor(np.eye(4)).apply_qt(np.ones(3)), ValueError, "rows"),
     ],

@@ -234,13 +234,15 @@ def qr(a, mode="reduced", backend="cpu", tree=None, tile=None, threads=None):
 
 
 def lstsq(a, b, tree=None, tile=None, threads=None):
-    """X = argmin ||A X - B|| for A (m, n), m >= n, of full rank; B (m,) or (m, k).
+    """X = argmin ||A X - B|| for A (m, n) of full rank; B (m,) or (m, k).
 
-    Returns X only ((n,) or (n, k)), numpy.linalg.lstsq's first result. An
-    empty A (m or n of 0) or B (k = 0) gives X of zeros, as NumPy. Raises
-    numpy.linalg.LinAlgError when some |R_ii| <= max(m, n) * eps *
-    max_j |R_jj| (rank-deficient A); underdetermined systems (m < n) are
-    refused with ValueError.
+    Returns X only ((n,) or (n, k)), numpy.linalg.lstsq's first result. For
+    m >= n, X comes from A = Q R (R X = Q^T B); for m < n (underdetermined)
+    it is the solution of least norm, as NumPy's, from A^T = Q R: X = Q Y
+    with R^T Y = B. An empty A (m or n of 0) or B (k = 0) gives X of zeros,
+    as NumPy. Raises numpy.linalg.LinAlgError when some |R_ii| <=
+    max(m, n) * eps * max_j |R_jj| (A not of full rank), where NumPy would
+    return a solution of its own choosing.
     """
     arr_a, arr_b = _np.asarray(a), _np.asarray(b)
     if arr_a.ndim != 2:
@@ -252,8 +254,10 @@ def lstsq(a, b, tree=None, tile=None, threads=None):
     vector = arr_b.ndim == 1
     if arr_b.shape[0] != m:
         raise ValueError(f"B has {arr_b.shape[0]} rows, A has {m}")
-    if m < n and m > 0:
-        raise ValueError(f"lstsq needs m >= n (A is {m}x{n}: underdetermined)")
+    if 0 < m < n:
+        if arr_b.ndim == 2 and arr_b.shape[1] == 0:
+            return _np.zeros((n, 0), dtype=dtype)
+        return _least_norm(arr_a, arr_b, dtype, tree, tile, threads)
     mat = _matrix(arr_a, "A", dtype=dtype)
     nrhs = 1 if vector else arr_b.shape[1]
     # B's rows: max(m, n), as LAPACK's ?gels (n > m only when m = 0).
@@ -264,3 +268,20 @@ def lstsq(a, b, tree=None, tile=None, threads=None):
     (_tiledqr.dgels if dtype == _np.float64 else _tiledqr.sgels)(mat, rhs, **opts)
     x = rhs[:n, :].copy()
     return x[:, 0] if vector else x
+
+
+def _least_norm(a, b, dtype, tree, tile, threads):
+    """X of least norm with A X = B, A (m, n) of rank m < n: A^T = Q R, then
+    R^T Y = B and X = Q [Y; 0]."""
+    m, n = a.shape
+    rhs = _matrix(b, "B", ndim=(1, 2), dtype=dtype)
+    _check_finite(rhs, "B")
+    f = factor(_np.asarray(a, dtype=dtype).T, tree=tree, tile=tile, threads=threads)
+    r = f.r()
+    diagonal = _np.abs(_np.diag(r))
+    if not (diagonal > max(m, n) * _np.finfo(dtype).eps * diagonal.max()).all():
+        raise _np.linalg.LinAlgError(f"A ({m}x{n}) is rank-deficient: some |R_ii| <= max(m, n) * eps * "
+                                     "max_j |R_jj| in the QR factorisation of its transpose")
+    y = _np.zeros((n,) + rhs.shape[1:], dtype=dtype)
+    y[:m] = _np.linalg.solve(r.T, rhs)  # R^T is lower triangular and nonsingular
+    return f.apply_q(y)

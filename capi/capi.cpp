@@ -201,38 +201,67 @@ void check_batch(int64_t batch, int64_t m, int64_t n, const void* a, int64_t ld,
                      " * n (" + std::to_string(ld * n) + ")");
 }
 
+// Runs one(i, options) for every matrix of the batch A, after checking the
+// batch and every matrix's entries: with at least as many matrices as
+// workers each matrix on one worker (FR1), the batch spread over them;
+// otherwise the matrices one after the other, each on all of them (FR2).
+template <typename T, typename One>
+void run_batch(int64_t batch, int64_t m, int64_t n, T* a, int64_t lda, int64_t stride, const tiledqr_options* opts,
+               One&& one) {
+  check_batch(batch, m, n, a, lda, stride, 'A');
+  const tiledqr_options o = opts ? *opts : tiledqr_options{};
+  const int workers = useful_workers(o, double(batch) * qr_work(m, n));
+  const bool spread = batch >= workers;
+  const Options options = to_options<T>(o, m, n, spread ? 1 : workers);
+  for (int64_t i = 0; i < batch; ++i)
+    check_finite(a + i * stride, m, n, lda, ("A[" + std::to_string(i) + "]").c_str());
+  if (spread && batch > 1) {
+    run_independent(batch, workers, [&](int64_t i) { one(i, options); });
+  } else {
+    for (int64_t i = 0; i < batch; ++i) one(i, options);
+  }
+}
+
 template <typename T>
 int geqrf_batch(int64_t batch, int64_t m, int64_t n, T* a, int64_t lda, int64_t stride, tiledqr_factors** out,
                 const tiledqr_options* opts) {
   if (out)
     for (int64_t i = 0; i < batch; ++i) out[i] = nullptr;
   return guarded([&] {
-    check_batch(batch, m, n, a, lda, stride, 'A');
-    const tiledqr_options o = opts ? *opts : tiledqr_options{};
-    const int workers = useful_workers(o, double(batch) * qr_work(m, n));
-    // Many matrices: one worker each (FR1), the batch spread over the
-    // workers; fewer matrices than workers: each on all of them (FR2).
-    const bool spread = batch >= workers;
-    const Options options = to_options<T>(o, m, n, spread ? 1 : workers);
-    for (int64_t i = 0; i < batch; ++i)
-      check_finite(a + i * stride, m, n, lda, ("A[" + std::to_string(i) + "]").c_str());
     // Kept until every matrix is done: a failed batch returns no handle.
-    std::vector<std::unique_ptr<Factorization<T>>> made(out ? size_t(batch) : 0);
-    const auto one = [&](int64_t i) {
+    std::vector<std::unique_ptr<Factorization<T>>> made(out && batch > 0 ? size_t(batch) : 0);
+    run_batch(batch, m, n, a, lda, stride, opts, [&](int64_t i, const Options& options) {
       T* ai = a + i * stride;
       std::unique_ptr<Factorization<T>> f = factor_checked(m, n, ai, lda, options);
       store_r(*f, ai, lda);
       if (out) made[size_t(i)] = std::move(f);
-    };
-    if (spread && batch > 1) {
-      run_independent(batch, workers, one);
-    } else {
-      for (int64_t i = 0; i < batch; ++i) one(i);
-    }
+    });
     if (!out) return int(TILEDQR_SUCCESS);
     std::vector<std::unique_ptr<tiledqr_factors>> handles;  // all made before any is handed out
     for (int64_t i = 0; i < batch; ++i) handles.emplace_back(make_factors(std::move(made[size_t(i)])));
     for (int64_t i = 0; i < batch; ++i) out[i] = handles[size_t(i)].release();
+    return int(TILEDQR_SUCCESS);
+  });
+}
+
+// geqrf_batch then orgqr_batch, one matrix at a time: its Q is formed while
+// its factors are fresh and then dropped, and a matrix that is one tile is
+// factored where it lies (qr_one_tile_in_place). The same bits as the two
+// calls.
+template <typename T>
+int qr_batch(int64_t batch, int64_t m, int64_t n, T* a, int64_t lda, int64_t stride_a, int64_t k, T* q, int64_t ldq,
+             int64_t stride_q, const tiledqr_options* opts) {
+  return guarded([&] {
+    if (k < 0 || k > m) throw InputError("k must be in [0, m], got " + std::to_string(k));
+    check_batch(batch, m, k, q, ldq, stride_q, 'Q');
+    run_batch(batch, m, n, a, lda, stride_a, opts, [&](int64_t i, const Options& options) {
+      T* ai = a + i * stride_a;
+      T* qi = q + i * stride_q;
+      if (m == n && k == m && lda == m && ldq == m && qr_one_tile_in_place(m, ai, qi, options)) return;
+      const std::unique_ptr<Factorization<T>> f = factor_checked(m, n, ai, lda, options);
+      f->form_q(k, qi, ldq, executor_of(f->options));
+      store_r(*f, ai, lda);
+    });
     return int(TILEDQR_SUCCESS);
   });
 }
@@ -397,6 +426,14 @@ int tiledqr_dgeqrf_batch(int64_t batch, int64_t m, int64_t n, double* A, int64_t
 int tiledqr_sgeqrf_batch(int64_t batch, int64_t m, int64_t n, float* A, int64_t lda, int64_t stride_a,
                          tiledqr_factors** factors, const tiledqr_options* opts) {
   return geqrf_batch(batch, m, n, A, lda, stride_a, factors, opts);
+}
+int tiledqr_dqr_batch(int64_t batch, int64_t m, int64_t n, double* A, int64_t lda, int64_t stride_a, int64_t k,
+                      double* Q, int64_t ldq, int64_t stride_q, const tiledqr_options* opts) {
+  return qr_batch(batch, m, n, A, lda, stride_a, k, Q, ldq, stride_q, opts);
+}
+int tiledqr_sqr_batch(int64_t batch, int64_t m, int64_t n, float* A, int64_t lda, int64_t stride_a, int64_t k,
+                      float* Q, int64_t ldq, int64_t stride_q, const tiledqr_options* opts) {
+  return qr_batch(batch, m, n, A, lda, stride_a, k, Q, ldq, stride_q, opts);
 }
 int tiledqr_dorgqr_batch(int64_t batch, int64_t m, int64_t k, tiledqr_factors* const* factors, double* Q,
                          int64_t ldq, int64_t stride_q, int threads) {

@@ -26,18 +26,29 @@ namespace {
 // compact-WY products Vᵀ C over b rows, so 64·√(p·b·b)·max|a| bounds every
 // intermediate. A power of two changes no digit of the normal entries.
 template <typename T>
-int scale_below_overflow(TileMatrix<T>& tiles) {
+T largest_magnitude(const T* x, size_t count) {
   // Four running maxima (one would chain every comparison on the last);
   // std::max passes over a NaN, as the single maximum did.
   T most[4] = {0, 0, 0, 0};
-  const size_t count = tiles.data.size(), quads = count / 4 * 4;
+  const size_t quads = count / 4 * 4;
   for (size_t e = 0; e < quads; e += 4)
-    for (int l = 0; l < 4; ++l) most[l] = std::max(most[l], std::fabs(tiles.data[e + l]));
-  for (size_t e = quads; e < count; ++e) most[0] = std::max(most[0], std::fabs(tiles.data[e]));
-  T largest = std::max(std::max(most[0], most[1]), std::max(most[2], most[3]));
+    for (int l = 0; l < 4; ++l) most[l] = std::max(most[l], std::fabs(x[e + l]));
+  for (size_t e = quads; e < count; ++e) most[0] = std::max(most[0], std::fabs(x[e]));
+  return std::max(std::max(most[0], most[1]), std::max(most[2], most[3]));
+}
+
+// The largest |entry| that needs no scaling, for p tile rows of b.
+template <typename T>
+double overflow_limit(int64_t p, int64_t b) {
+  const double headroom = 64.0 * std::sqrt(double(p) * double(b) * double(b));
+  return double(std::numeric_limits<T>::max()) / headroom;
+}
+
+template <typename T>
+int scale_below_overflow(TileMatrix<T>& tiles) {
+  const T largest = largest_magnitude(tiles.data.data(), tiles.data.size());
   if (!std::isfinite(largest)) return 0;  // non-finite input (--allow-nonfinite): nothing to save
-  const double headroom = 64.0 * std::sqrt(double(tiles.p) * tiles.b * tiles.b);
-  const double limit = double(std::numeric_limits<T>::max()) / headroom;
+  const double limit = overflow_limit<T>(tiles.p, tiles.b);
   if (double(largest) <= limit) return 0;
   const int s = int(std::ceil(std::log2(double(largest) / limit)));
   for (T& x : tiles.data) x = std::ldexp(x, -s);
@@ -282,7 +293,33 @@ DenseMatrix<T> Factorization<T>::solve(const T* b, int64_t ldb, int64_t nrhs) co
   return x;
 }
 
+template <typename T>
+bool qr_one_tile_in_place(int64_t n, T* a, T* q, const Options& options) {
+  // b = n exactly: with a larger tile the tiled path pads A and its kernels
+  // see other sizes (the C interface cuts the tile to min(m, n)).
+  if (n < 1 || options.tile != n || options.backend != Backend::lapack) return false;
+  if (!(double(largest_magnitude(a, size_t(n) * size_t(n))) <= overflow_limit<T>(1, n))) return false;
+  const int b = int(n), nb = options.effective_inner_block();
+  thread_local std::vector<T> t_factors;
+  if (t_factors.size() < size_t(nb) * size_t(b)) t_factors.resize(size_t(nb) * size_t(b));
+  lapack_kernels::geqrt(b, b, nb, a, b, t_factors.data(), nb);  // run_task's geqrt
+  // form_q(n): the identity, then Q's inner blocks in reverse, each on the
+  // columns it changes (run_apply_task's ormqr case on the diagonal tile).
+  std::fill_n(q, size_t(b) * size_t(b), T(0));
+  for (int j = 0; j < b; ++j) q[j + int64_t(j) * b] = T(1);
+  for (int blk = (b + nb - 1) / nb - 1; blk >= 0; --blk) {
+    const int i0 = blk * nb, kb = std::min(nb, b - i0);
+    const int64_t corner = i0 + int64_t(i0) * b;
+    lapack_kernels::gemqrt(false, b - i0, b - i0, kb, kb, a + corner, b, t_factors.data() + int64_t(i0) * nb, nb,
+                           q + corner, b);
+  }
+  for (int j = 0; j + 1 < b; ++j) std::fill(a + j * int64_t(b) + j + 1, a + (j + 1) * int64_t(b), T(0));  // R
+  return true;
+}
+
 template struct Factorization<float>;
 template struct Factorization<double>;
+template bool qr_one_tile_in_place<float>(int64_t, float*, float*, const Options&);
+template bool qr_one_tile_in_place<double>(int64_t, double*, double*, const Options&);
 
 }  // namespace tiledqr

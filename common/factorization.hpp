@@ -113,4 +113,16 @@ struct Factorization {
 extern template struct Factorization<float>;
 extern template struct Factorization<double>;
 
+// An (n, n) A that is one tile of `options` (tile ≥ n, the LAPACK-backed
+// kernels), factored where it lies: A (lda = n) ← R with zeros below the
+// diagonal, Q (ldq = n) ← the (n, n) orthogonal factor. The same kernels on
+// the same data in the same order as Factorization, run_task and
+// form_q(n, …) on that one tile, so the same bits, without copying A into a
+// tile, Q out of one, or allocating either: what a stack of small matrices
+// spends most of its time on otherwise. Returns false, A and Q untouched,
+// where the tiled path would scale A below the overflow threshold first
+// (or for other options); the caller then takes that path.
+template <typename T>
+bool qr_one_tile_in_place(int64_t n, T* a, T* q, const Options& options);
+
 }  // namespace tiledqr

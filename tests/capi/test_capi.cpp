@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -367,6 +368,78 @@ TYPED_TEST(CapiBatch, EachMatrixAsAlone) {
         tiledqr_factors_free(f[size_t(i)]);
       }
     }
+}
+
+template <typename T>
+int qr_batch(int64_t b, int64_t m, int64_t n, T* a, int64_t lda, int64_t stride_a, int64_t k, T* q, int64_t ldq,
+             int64_t stride_q, const tiledqr_options* o) {
+  if constexpr (std::is_same_v<T, double>) return tiledqr_dqr_batch(b, m, n, a, lda, stride_a, k, q, ldq, stride_q, o);
+  else return tiledqr_sqr_batch(b, m, n, a, lda, stride_a, k, q, ldq, stride_q, o);
+}
+
+// Pass rule: qr_batch gives the bits of geqrf_batch then orgqr_batch, for
+// squares that are one tile (factored in place: 64 x 64 at the chosen tile,
+// 24 x 24 at tile 24), squares of several tiles, an A so large the tiled
+// path scales it (the in-place path declines), a padded rectangle, k of
+// min(m, n) and m, one or many matrices on 1, 2 or all threads.
+TYPED_TEST(CapiBatch, QrBatchIsGeqrfThenOrgqr) {
+  using T = typename TypeParam::T;
+  auto engine = make_engine(410);
+  struct Case {
+    int64_t m, n, lda;
+    int tile;
+    T scale;
+  };
+  const T huge = std::numeric_limits<T>::max() / T(64);
+  for (const Case& c : {Case{64, 64, 64, 0, T(1)}, Case{24, 24, 24, 24, T(1)}, Case{40, 40, 40, 16, T(1)},
+                        Case{24, 24, 24, 24, huge}, Case{45, 30, 47, 0, T(1)}})
+    for (const int64_t k : {std::min(c.m, c.n), c.m})
+      for (const int64_t batch : {int64_t(1), int64_t(7)})
+        for (const int threads : {1, 2, 0}) {
+          SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + " tile " + std::to_string(c.tile) + " k " +
+                       std::to_string(k) + " batch " + std::to_string(batch) + " threads " + std::to_string(threads) +
+                       (c.scale != T(1) ? " near overflow" : ""));
+          const int64_t stride = c.lda * c.n + 3, stride_q = c.m * k + 2;
+          DenseMatrix<T> a = random_matrix<T>(stride, batch, engine);
+          for (T& x : a.data) x *= c.scale;
+          const tiledqr_options opts{c.tile, 0, TILEDQR_TREE_AUTO, threads, TILEDQR_BACKEND_LAPACK};
+          std::vector<T> fused = a.data, apart = a.data;
+          std::vector<T> q_fused(size_t(stride_q * batch), T(-1)), q_apart(q_fused.size(), T(-1));
+          ASSERT_EQ(qr_batch(batch, c.m, c.n, fused.data(), c.lda, stride, k, q_fused.data(), c.m, stride_q, &opts),
+                    TILEDQR_SUCCESS)
+              << tiledqr_last_error();
+          std::vector<tiledqr_factors*> f(size_t(batch), nullptr);
+          ASSERT_EQ(geqrf_batch(batch, c.m, c.n, apart.data(), c.lda, stride, f.data(), &opts), TILEDQR_SUCCESS)
+              << tiledqr_last_error();
+          ASSERT_EQ(orgqr_batch<T>(batch, c.m, k, f.data(), q_apart.data(), c.m, stride_q, threads), TILEDQR_SUCCESS)
+              << tiledqr_last_error();
+          for (tiledqr_factors* h : f) tiledqr_factors_free(h);
+          EXPECT_EQ(std::memcmp(fused.data(), apart.data(), fused.size() * sizeof(T)), 0) << "R";
+          EXPECT_EQ(std::memcmp(q_fused.data(), q_apart.data(), q_fused.size() * sizeof(T)), 0) << "Q";
+          if (c.scale == T(1)) EXPECT_NE(fused, a.data) << "nothing was factored";
+        }
+}
+
+TEST(CapiBatch, QrBatchArguments) {
+  const int64_t m = 6, n = 4, batch = 3;
+  std::vector<double> a(size_t(m * n * batch), 1.0), q(size_t(m * m * batch));
+  for (int64_t i = 0; i < batch; ++i)
+    for (int64_t d = 0; d < n; ++d) a[size_t(i * m * n + d + d * m)] += double(i + 2);
+  const std::vector<double> before = a;
+  const auto expect = [&](int status, const char* fragment) {
+    EXPECT_EQ(status, TILEDQR_ERR_INVALID_ARGUMENT) << tiledqr_last_error();
+    EXPECT_NE(std::string(tiledqr_last_error()).find(fragment), std::string::npos) << tiledqr_last_error();
+    EXPECT_EQ(a, before);
+  };
+  expect(tiledqr_dqr_batch(batch, m, n, a.data(), m, m * n, m + 1, q.data(), m, m * m, nullptr), "k must be in [0, m]");
+  expect(tiledqr_dqr_batch(batch, m, n, a.data(), m, m * n, m, q.data(), m, m * m - 1, nullptr), "stride_q");
+  expect(tiledqr_dqr_batch(batch, m, n, a.data(), m, m * n, m, nullptr, m, m * m, nullptr), "Q is NULL");
+  expect(tiledqr_dqr_batch(batch, m, n, a.data(), m, m * n, m, q.data(), m - 1, m * m, nullptr), "ldq");
+  expect(tiledqr_dqr_batch(batch, m, n, a.data(), m, m * n - 1, m, q.data(), m, m * m, nullptr), "stride_a");
+  EXPECT_EQ(tiledqr_dqr_batch(0, m, n, nullptr, m, 0, m, nullptr, m, 0, nullptr), TILEDQR_SUCCESS);
+  std::vector<float> af(a.begin(), a.end()), qf(q.size());
+  EXPECT_EQ(tiledqr_sqr_batch(batch, m, n, af.data(), m, m * n, n, qf.data(), m, m * n, nullptr), TILEDQR_SUCCESS)
+      << tiledqr_last_error();
 }
 
 // Pass rule: every bad argument of the batch calls gives

@@ -111,6 +111,18 @@ int tiledqr_dorgqr_batch(int64_t batch, int64_t m, int64_t k, tiledqr_factors* c
 int tiledqr_sorgqr_batch(int64_t batch, int64_t m, int64_t k, tiledqr_factors* const* factors, float* Q,
                          int64_t ldq, int64_t stride_q, int threads);
 
+/* *geqrf_batch and *orgqr_batch in one call, without handles: A_i (m, n) <-
+ * R_i and Q_i (m, k) at Q + i*stride_q (ldq >= max(1, m), stride_q >=
+ * ldq*k) <- the first k columns of A_i's Q, 0 <= k <= m; each matrix's Q
+ * formed right after its factorisation. The same results, bit for bit, as
+ * the two calls; a square matrix that is one tile (lda = ldq = m = n = k)
+ * is factored in place, without copying it into a tile. Every matrix is
+ * checked before any is factored. */
+int tiledqr_dqr_batch(int64_t batch, int64_t m, int64_t n, double* A, int64_t lda, int64_t stride_a, int64_t k,
+                      double* Q, int64_t ldq, int64_t stride_q, const tiledqr_options* opts);
+int tiledqr_sqr_batch(int64_t batch, int64_t m, int64_t n, float* A, int64_t lda, int64_t stride_a, int64_t k,
+                      float* Q, int64_t ldq, int64_t stride_q, const tiledqr_options* opts);
+
 /* Least squares X = argmin ||A X - B||_F for A (m, n), m >= n, and B (m, nrhs),
  * ldb >= max(1, m, n). On success A holds R as after *geqrf and B's first n
  * rows hold X. When some |r_ii| <= max(m, n)·eps·max_j |r_jj| the matrix is

@@ -216,8 +216,14 @@ def qr(a, mode="reduced", backend="cpu", tree=None, tile=None, threads=None):
     _check_backend(backend)
     work, lead, m, n = _stack(a, "A")
     k = min(m, n)
-    opts = _options(tree, tile, threads)
-    handles = _geqrf(work, mode != "r", backend, tree, tile, threads)
+    cols = k if mode == "reduced" else m
+    if backend == "cpu" and mode != "r":  # R and Q together, matrix by matrix, no handles
+        q = (_tiledqr.dqr_batch if work.dtype == _np.float64 else _tiledqr.sqr_batch)(
+            work, cols, **_options(tree, tile, threads))
+    else:
+        handles = _geqrf(work, mode != "r", backend, tree, tile, threads)
+        if mode != "r":
+            q = (_tiledqr.dorgqr_batch if work.dtype == _np.float64 else _tiledqr.sorgqr_batch)(handles, m, cols, 0)
     # The library leaves R, zeros below, in the stack's (Fortran-ordered)
     # matrices: R is a view of them where it is all of each, a copy of its
     # rows where it is a small part (k < m) that should not hold the rest.
@@ -227,9 +233,6 @@ def qr(a, mode="reduced", backend="cpu", tree=None, tile=None, threads=None):
     r = r.reshape(lead + r.shape[1:])
     if mode == "r":
         return r
-    cols = k if mode == "reduced" else m
-    q = (_tiledqr.dorgqr_batch if work.dtype == _np.float64 else _tiledqr.sorgqr_batch)(handles, m, cols,
-                                                                                         opts["threads"])
     return q.swapaxes(-1, -2).reshape(lead + (m, cols)), r
 
 

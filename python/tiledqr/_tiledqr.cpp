@@ -153,6 +153,24 @@ CArray<T> orgqr_batch(const std::vector<Factors*>& factors, int64_t m, int64_t k
   return q;
 }
 
+// Every matrix of a stack ← its R, in place, and the first k columns of
+// its Q, (batch, k, m) C-ordered, in one pass (no handles): geqrf_batch then
+// orgqr_batch, the same bits.
+template <typename T>
+CArray<T> qr_batch(CArray<T> work, int64_t k, int tile, int inner_block, int tree, int threads, int backend) {
+  const int64_t batch = work.shape(0), n = work.shape(1), m = work.shape(2), lda = std::max<int64_t>(1, m);
+  const tiledqr_options opts = make_options(tile, inner_block, tree, threads, backend);
+  T* data = work.mutable_data();
+  CArray<T> q({batch, k, m});
+  T* q_data = q.mutable_data();
+  run_released([&] {
+    if constexpr (std::is_same_v<T, double>)
+      return tiledqr_dqr_batch(batch, m, n, data, lda, lda * n, k, q_data, lda, lda * k, &opts);
+    else return tiledqr_sqr_batch(batch, m, n, data, lda, lda * n, k, q_data, lda, lda * k, &opts);
+  });
+  return q;
+}
+
 // B (max(m, n), k) ← X in its first n rows; A ← R.
 template <typename T>
 void gels(FortranArray<T> a, FortranArray<T> b, int tile, int inner_block, int tree, int threads, int backend) {
@@ -223,6 +241,10 @@ PYBIND11_MODULE(_tiledqr, m) {
   };
   std::apply([&](auto... a) { m.def("dgeqrf_batch", &geqrf_batch<double>, a...); }, options(inout("work"), py::arg("keep")));
   std::apply([&](auto... a) { m.def("sgeqrf_batch", &geqrf_batch<float>, a...); }, options(inout("work"), py::arg("keep")));
+  m.def("dqr_batch", &qr_batch<double>, py::arg("work"), py::arg("k"), py::arg("tile"), py::arg("inner_block"),
+        py::arg("tree"), py::arg("threads"), py::arg("backend"));
+  m.def("sqr_batch", &qr_batch<float>, py::arg("work"), py::arg("k"), py::arg("tile"), py::arg("inner_block"),
+        py::arg("tree"), py::arg("threads"), py::arg("backend"));
   m.def("dorgqr_batch", &orgqr_batch<double>, py::arg("factors"), py::arg("m"), py::arg("k"), py::arg("threads"));
   m.def("sorgqr_batch", &orgqr_batch<float>, py::arg("factors"), py::arg("m"), py::arg("k"), py::arg("threads"));
   std::apply([&](auto... a) { m.def("dgels", &gels<double>, a...); }, options(inout("a"), inout("b")));

@@ -121,6 +121,50 @@ void Factorization<T>::run_task(const Task& t) {
   kernels::run_host_kernel(t.kind, options.backend == Backend::reference, true, o);
 }
 
+namespace {
+
+// Tile column k of the identity while panel k's Q is applied (?orgqr):
+// column c of the tile is nonzero only in rows before the end of its own
+// inner block, in every tile, and the reflectors of a block starting at
+// i0 > c touch rows from i0 on (ormqr, ttmqr's triangle, tsmqr's top
+// tile) or a bottom tile that is still zero (tsmqr: in every tree a tile
+// row is merged away once per panel, and in Q's reverse order that merge
+// is its first update). So block i0 changes columns i0… only: for the
+// others W = Vᵀ C is exactly 0. Applied to those alone it does ?orgqr's
+// flops (the columns it changes may round differently in the last bit
+// from a call on the whole tile: BLAS blocks by the width). Here: the
+// update `kind` of V (b, b) and T (ib = nb) of panel k on the tile `row`
+// (b, width; ld b) of the identity's tile column k, with `top` the pivot
+// row's tile (tsmqr, ttmqr).
+template <typename T>
+void apply_to_identity_column(TaskKind kind, bool transpose, int b, int width, int nb, const T* v, const T* tf, T* top,
+                              T* row) {
+  const int blocks = (b + nb - 1) / nb;
+  for (int blk = blocks - 1; blk >= 0; --blk) {
+    const int i0 = blk * nb, kb = std::min(nb, b - i0);
+    if (i0 >= width) continue;
+    const T* v0 = v + int64_t(i0) * b;
+    const T* t0 = tf + int64_t(i0) * nb;
+    T* row0 = row + int64_t(i0) * b;
+    switch (kind) {
+      case TaskKind::ormqr:
+        lapack_kernels::gemqrt(transpose, b - i0, width - i0, kb, kb, v0 + i0, b, t0, nb, row0 + i0, b);
+        break;
+      case TaskKind::tsmqr:
+        lapack_kernels::tpmqrt(transpose, b, width - i0, kb, 0, kb, v0, b, t0, nb, top + i0 + int64_t(i0) * b, b,
+                               row0, b);
+        break;
+      case TaskKind::ttmqr:  // V's columns i0… are upper triangular within rows [0, i0 + kb)
+        lapack_kernels::tpmqrt(transpose, i0 + kb, width - i0, kb, kb, kb, v0, b, t0, nb,
+                               top + i0 + int64_t(i0) * b, b, row0, b);
+        break;
+      default: throw std::logic_error("apply_to_identity_column: not an update task");
+    }
+  }
+}
+
+}  // namespace
+
 template <typename T>
 void Factorization<T>::run_apply_task(const Task& t, bool transpose, bool form_q, RhsTiles<T>& c) const {
   const int b = tiles.b, nb = ib(), width = c.width(t.j);
@@ -135,38 +179,7 @@ void Factorization<T>::run_apply_task(const Task& t, bool transpose, bool form_q
     kernels::run_host_kernel(t.kind, reference, transpose, o);
     return;
   }
-  // Tile column k of the identity while panel k's Q is applied (?orgqr):
-  // column c of the tile is nonzero only in rows before the end of its own
-  // inner block, in every tile, and the reflectors of a block starting at
-  // i0 > c touch rows from i0 on (ormqr, ttmqr's triangle, tsmqr's top
-  // tile) or a bottom tile that is still zero (tsmqr: in every tree a tile
-  // row is merged away once per panel, and in Q's reverse order that merge
-  // is its first update). So block i0 changes columns i0… only: for the
-  // others W = Vᵀ C is exactly 0. Applied to those alone it does ?orgqr's
-  // flops (the columns it changes may round differently in the last bit
-  // from a call on the whole tile: BLAS blocks by the width).
-  const int blocks = (b + nb - 1) / nb;
-  for (int blk = blocks - 1; blk >= 0; --blk) {
-    const int i0 = blk * nb, kb = std::min(nb, b - i0);
-    if (i0 >= width) continue;
-    const T* v0 = v + int64_t(i0) * b;
-    const T* t0 = tf + int64_t(i0) * nb;
-    T* row0 = row + int64_t(i0) * b;
-    switch (t.kind) {
-      case TaskKind::ormqr:
-        lapack_kernels::gemqrt(transpose, b - i0, width - i0, kb, kb, v0 + i0, b, t0, nb, row0 + i0, b);
-        break;
-      case TaskKind::tsmqr:
-        lapack_kernels::tpmqrt(transpose, b, width - i0, kb, 0, kb, v0, b, t0, nb, top + i0 + int64_t(i0) * b, b,
-                               row0, b);
-        break;
-      case TaskKind::ttmqr:  // V's columns i0… are upper triangular within rows [0, i0 + kb)
-        lapack_kernels::tpmqrt(transpose, i0 + kb, width - i0, kb, kb, kb, v0, b, t0, nb,
-                               top + i0 + int64_t(i0) * b, b, row0, b);
-        break;
-      default: throw std::logic_error("run_apply_task: not an update task");
-    }
-  }
+  apply_to_identity_column(t.kind, transpose, b, width, nb, v, tf, top, row);
 }
 
 namespace {
@@ -304,15 +317,10 @@ bool qr_one_tile_in_place(int64_t n, T* a, T* q, const Options& options) {
   if (t_factors.size() < size_t(nb) * size_t(b)) t_factors.resize(size_t(nb) * size_t(b));
   lapack_kernels::geqrt(b, b, nb, a, b, t_factors.data(), nb);  // run_task's geqrt
   // form_q(n): the identity, then Q's inner blocks in reverse, each on the
-  // columns it changes (run_apply_task's ormqr case on the diagonal tile).
+  // columns it changes, as run_apply_task does on the diagonal tile.
   std::fill_n(q, size_t(b) * size_t(b), T(0));
   for (int j = 0; j < b; ++j) q[j + int64_t(j) * b] = T(1);
-  for (int blk = (b + nb - 1) / nb - 1; blk >= 0; --blk) {
-    const int i0 = blk * nb, kb = std::min(nb, b - i0);
-    const int64_t corner = i0 + int64_t(i0) * b;
-    lapack_kernels::gemqrt(false, b - i0, b - i0, kb, kb, a + corner, b, t_factors.data() + int64_t(i0) * nb, nb,
-                           q + corner, b);
-  }
+  apply_to_identity_column(TaskKind::ormqr, false, b, b, nb, a, t_factors.data(), static_cast<T*>(nullptr), q);
   for (int j = 0; j + 1 < b; ++j) std::fill(a + j * int64_t(b) + j + 1, a + (j + 1) * int64_t(b), T(0));  // R
   return true;
 }

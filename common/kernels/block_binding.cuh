@@ -36,10 +36,12 @@ struct BlockTaskData {
 };
 
 // The shared memory and threads a block task of tile NB, inner block IB
-// needs (the larger of the factor kinds' and the update kinds').
+// needs (the larger of the factor kinds' and the update kinds'), and the
+// blocks a multiprocessor is meant to hold (the kernels' register budget).
 template <typename T, int NB, int IB>
 struct BlockTaskShape {
   static constexpr int threads = kernels::block::PanelLayout<T, NB, IB>::threads;
+  static constexpr int blocks_per_sm = kernels::block::CompactWyLaunch<T, NB, IB>::blocks;
   static constexpr std::size_t shared_bytes = kernels::block::PanelLayout<T, NB, IB>::shared_bytes;
 };
 

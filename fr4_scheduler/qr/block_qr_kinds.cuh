@@ -19,6 +19,8 @@ template <typename T, int NB, int IB>
 struct BlockQrKinds {
   using Shape = BlockTaskShape<T, NB, IB>;
   static constexpr bool block_only = true;
+  static constexpr int block_threads = Shape::threads;
+  static constexpr int blocks_per_sm = Shape::blocks_per_sm;
   template <class Ctx>
   __device__ static void run(int kind, const TaskArgs& args, Ctx& ctx) {
     const QrTaskArgs a = args.as<QrTaskArgs>();

@@ -7,9 +7,14 @@
 //
 //   struct Kinds {
 //     static constexpr bool block_only = true;
+//     static constexpr int block_threads = 256;  // the block size it is launched with
+//     static constexpr int blocks_per_sm = 2;    // blocks a multiprocessor should hold
 //     template <class Ctx>
 //     __device__ static void run(int kind, const TaskArgs& args, Ctx& ctx);
 //   };
+//
+// block_threads and blocks_per_sm become the kernel's launch bounds, so the
+// compiler keeps each thread within the registers that many blocks leave it.
 //
 // Each block holds one task at a time, so the ready tasks spread over the
 // blocks; the task's code is inlined at one place in the kernel, so heavy
@@ -30,7 +35,8 @@ template <class Kinds>
 struct BlockOnlyKinds<Kinds, std::void_t<decltype(Kinds::block_only)>> : std::bool_constant<Kinds::block_only> {};
 
 template <class Kinds>
-__global__ void block_executor(const __grid_constant__ ExecutorParams p) {
+__global__ void __launch_bounds__(Kinds::block_threads, Kinds::blocks_per_sm)
+    block_executor(const __grid_constant__ ExecutorParams p) {
   extern __shared__ __align__(16) unsigned char scratch[];
   __shared__ BlockChannel channel;  // the abort flag the block's watcher keeps
   __shared__ int32_t posted;        // the block's next task, or exit_marker / signal_abort

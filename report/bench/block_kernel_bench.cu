@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 #include <fstream>
@@ -115,6 +116,72 @@ __global__ void ffma_probe_kernel(int iterations, float* sink) {
   if (total == 12345.0f) sink[threadIdx.x] = total;
 }
 
+// DMMA sweep: every warp keeps CHAINS independent m16n8kK products in
+// flight (K = 4, 8 or 16), so the rate against warps a multiprocessor and
+// chains a warp says how much independent work the tensor cores need.
+template <int K, int CHAINS>
+__global__ void dmma_sweep_kernel(int iterations, double* sink) {
+  double acc[CHAINS][4] = {};
+  const double x = 1.0 + threadIdx.x * 1e-9, y = 0.5;
+  const double a[8] = {x, y, x, y, x, y, x, y}, b[4] = {y, x, y, x};
+  for (int i = 0; i < iterations; ++i)
+#pragma unroll
+    for (int u = 0; u < CHAINS; ++u) {
+      if constexpr (K == 4) block::mma_m16n8k4(acc[u], a[0], a[1], b[0]);
+      else if constexpr (K == 8) block::mma_m16n8k8(acc[u], a[0], a[1], a[2], a[3], b[0], b[1]);
+      else block::mma_m16n8k16(acc[u], a, b);
+    }
+  double total = 0;
+#pragma unroll
+  for (int u = 0; u < CHAINS; ++u) total += acc[u][0] + acc[u][1] + acc[u][2] + acc[u][3];
+  if (total == 12345.0) sink[threadIdx.x] = total;
+}
+
+struct SweepRow {
+  int k, chains, warps_per_sm;
+  double tflops;
+};
+
+// The sweep at 4, 8, 16 and 32 warps a multiprocessor (blocks of 4 warps).
+template <int K, int CHAINS>
+void dmma_sweep(const Settings& s, const cudaDeviceProp& prop, double* sink, std::vector<SweepRow>& rows) {
+  const int iterations = 2048 / CHAINS;
+  for (const int warps : {4, 8, 16, 32}) {
+    const int blocks = prop.multiProcessorCount * (warps / 4);
+    const Timing t = time_launches(s, [&] { dmma_sweep_kernel<K, CHAINS><<<blocks, 128>>>(iterations, sink); });
+    check(cudaGetLastError(), "DMMA sweep");
+    const double flops = double(blocks) * 4 * iterations * CHAINS * (16.0 * 8 * K * 2);
+    rows.push_back({K, CHAINS, warps, flops / (t.median_ms * 1e-3) / 1e12});
+  }
+}
+
+void write_dmma_sweep(const Settings& s, const cudaDeviceProp& prop, const std::string& path,
+                      const std::string& header) {
+  double* sink = nullptr;
+  check(cudaMalloc(&sink, 128 * sizeof(double)), "cudaMalloc");
+  std::vector<SweepRow> rows;
+  dmma_sweep<4, 4>(s, prop, sink, rows);
+  dmma_sweep<4, 8>(s, prop, sink, rows);
+  dmma_sweep<8, 1>(s, prop, sink, rows);
+  dmma_sweep<8, 2>(s, prop, sink, rows);
+  dmma_sweep<8, 4>(s, prop, sink, rows);
+  dmma_sweep<8, 8>(s, prop, sink, rows);
+  dmma_sweep<16, 1>(s, prop, sink, rows);
+  dmma_sweep<16, 2>(s, prop, sink, rows);
+  dmma_sweep<16, 4>(s, prop, sink, rows);
+  dmma_sweep<16, 8>(s, prop, sink, rows);
+  cudaFree(sink);
+  std::ofstream out(path);
+  out << header << "k,chains_per_warp,warps_per_sm,tflops\n";
+  for (const SweepRow& r : rows) {
+    out << r.k << ',' << r.chains << ',' << r.warps_per_sm << ',' << r.tflops << '\n';
+    std::fprintf(stderr, "DMMA m16n8k%d, %d chains a warp, %d warps an SM: %.1f TFLOP/s\n", r.k, r.chains,
+                 r.warps_per_sm, r.tflops);
+  }
+  out.close();
+  if (!out) throw tiledqr::InputError("writing " + path + " failed");
+}
+
 // TFLOP/s of a probe on (SMs × 4) blocks of 256 threads.
 double probe_tflops(const Settings& s, const cudaDeviceProp& prop, bool dmma) {
   const int blocks = prop.multiProcessorCount * 4, threads = 256, iterations = 4096;
@@ -165,6 +232,7 @@ struct Row {
   int nb, ib, tasks;
   Timing timing;
   double block_us, tflops, peak_tflops, cublas_tflops;
+  double check_error = -1;  // ‖ΔA‖_F / ‖A‖_F against LAPACK where checked, else −1
 };
 
 // A row of the table: what ran and how fast; flops per task.
@@ -230,20 +298,13 @@ Row measure_update(const Settings& s, const cudaDeviceProp& prop, bool stacked, 
 }
 
 // The tensor-core engine in another shape (SLICES row slices, WARPS warps,
-// BLOCKS blocks per SM asked of the compiler): tsmqr tasks, for choosing
-// the shape the kinds use.
-template <int NB, int IB, int SLICES, int WARPS, int BLOCKS>
-__global__ void __launch_bounds__(32 * WARPS, BLOCKS)
-    mma_variant_kernel(const block::CompactWy<double>* tasks) {
-  extern __shared__ __align__(16) unsigned char variant_shared[];
-  block::apply_compact_wy_mma<NB, IB, true, SLICES, WARPS>(block::ReflectorShape::full, tasks[blockIdx.x],
-                                                          reinterpret_cast<double*>(variant_shared));
-}
-
+// BLOCKS blocks per SM asked of the compiler and of its shared memory):
+// tsmqr tasks, for choosing the shape the kinds use. Before timing, the first tasks' results are
+// checked against LAPACK's ?tpmqrt on the same operands; the row carries
+// the largest ‖ΔA‖_F / ‖A‖_F.
 template <int NB, int IB, int SLICES, int WARPS, int BLOCKS>
 Row measure_mma_variant(const Settings& s, const cudaDeviceProp& prop) {
-  using Layout = block::MmaStageLayout<NB, IB, SLICES, WARPS>;
-  const auto kernel = mma_variant_kernel<NB, IB, SLICES, WARPS, BLOCKS>;
+  using Layout = block::MmaStageLayout<NB, IB, SLICES, WARPS, BLOCKS>;
   const int tasks = prop.multiProcessorCount * s.waves;
   const std::size_t tile = std::size_t(NB) * NB;
   std::mt19937_64 engine(20261125u + NB * 131 + IB);
@@ -254,26 +315,53 @@ Row measure_mma_variant(const Settings& s, const cudaDeviceProp& prop) {
       throw std::runtime_error("LAPACK factorisation failed");
     std::copy(vp.begin(), vp.end(), v.begin() + tile * p);
   }
-  const DeviceVector<double> dv(v), dt(t);
-  const DeviceVector<double> da1(random_values<double>(tile * tasks, engine)), da2(random_values<double>(tile * tasks, engine));
+  const std::vector<double> a1_in = random_values<double>(tile * tasks, engine);
+  const std::vector<double> a2_in = random_values<double>(tile * tasks, engine);
+  const DeviceVector<double> dv(v), dt(t), da1(a1_in), da2(a2_in);
   std::vector<block::CompactWy<double>> list;
   for (int i = 0; i < tasks; ++i)
     list.push_back(block::tsmqr_operands(NB, NB, NB, dv.data + tile * (i % s.panels), NB,
                                          dt.data + std::size_t(IB) * NB * (i % s.panels), IB, da1.data + tile * i, NB,
                                          da2.data + tile * i, NB));
   const DeviceVector<block::CompactWy<double>> dlist(list);
-  check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(Layout::shared_bytes)),
-          "cudaFuncSetAttribute");
-  const Timing timing = time_launches(s, [&] {
-    kernel<<<tasks, Layout::threads, Layout::shared_bytes>>>(dlist.data);
-    check(cudaGetLastError(), "variant");
-  });
+  const auto launch = [&] {
+    check(block::launch_shaped_update_tasks<NB, IB, SLICES, WARPS, BLOCKS>(block::ReflectorShape::full, true,
+                                                                          dlist.data, tasks, nullptr),
+          "variant");
+  };
+  launch();
+  check(cudaDeviceSynchronize(), "variant");
+  std::vector<double> a1_out(tile * tasks), a2_out(tile * tasks);
+  check(cudaMemcpy(a1_out.data(), da1.data, a1_out.size() * sizeof(double), cudaMemcpyDeviceToHost), "download");
+  check(cudaMemcpy(a2_out.data(), da2.data, a2_out.size() * sizeof(double), cudaMemcpyDeviceToHost), "download");
+  double worst = 0;
+  for (int i = 0; i < std::min(tasks, 4); ++i) {
+    std::vector<double> a1(a1_in.begin() + tile * i, a1_in.begin() + tile * (i + 1));
+    std::vector<double> a2(a2_in.begin() + tile * i, a2_in.begin() + tile * (i + 1));
+    std::vector<double> work(std::size_t(IB) * NB);
+    const double* vp = v.data() + tile * (i % s.panels);
+    const double* tp = t.data() + std::size_t(IB) * NB * (i % s.panels);
+    if (LAPACKE_dtpmqrt_work(LAPACK_COL_MAJOR, 'L', 'T', NB, NB, NB, 0, IB, vp, NB, tp, IB, a1.data(), NB,
+                             a2.data(), NB, work.data()) != 0)
+      throw std::runtime_error("LAPACK dtpmqrt failed");
+    double diff = 0, size = 0;
+    for (std::size_t e = 0; e < tile; ++e) {
+      diff += std::pow(a1_out[tile * i + e] - a1[e], 2) + std::pow(a2_out[tile * i + e] - a2[e], 2);
+      size += std::pow(a1[e], 2) + std::pow(a2[e], 2);
+    }
+    worst = std::max(worst, std::isfinite(diff) ? std::sqrt(diff / size) : INFINITY);
+  }
+  const Timing timing = time_launches(s, launch);
   int blocks_per_sm = 0;
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, kernel, Layout::threads, Layout::shared_bytes),
+  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm,
+                                                        block::shaped_update_tasks_kernel<NB, IB, SLICES, WARPS, BLOCKS>,
+                                                        Layout::threads, Layout::shared_bytes),
           "occupancy");
-  const std::string name = "tsmqr_s" + std::to_string(SLICES) + "w" + std::to_string(WARPS) + "b" + std::to_string(BLOCKS);
+  const std::string name = "tsmqr_s" + std::to_string(SLICES) + "w" + std::to_string(WARPS) + "b" +
+                           std::to_string(BLOCKS) + "_fit" + std::to_string(blocks_per_sm);
   Row row = make_row<double>("", NB, IB, tasks, timing, blocks_per_sm, prop, 4.0 * NB * NB * NB);
   row.kernel = name;
+  row.check_error = worst;
   return row;
 }
 
@@ -415,7 +503,7 @@ double cublas_square_tflops(const Settings& s, cublasHandle_t handle, int n) {
 }
 
 struct Config {
-  std::string out_path = "block_kernels.csv", commit = "unknown", only;
+  std::string out_path = "block_kernels.csv", commit = "unknown", only, sweep_path;
   Settings s;
 };
 
@@ -440,6 +528,11 @@ int run(const Config& config) {
     const double square = cublas_square_tflops(s, handle, 8192);
     std::fprintf(stderr, "DMMA probe %.1f TFLOP/s, FFMA probe %.1f TFLOP/s, cuBLAS DGEMM 8192³ %.1f TFLOP/s\n",
                  dmma, ffma, square);
+    if (!config.sweep_path.empty())
+      write_dmma_sweep(s, prop, config.sweep_path,
+                       "# tiledqr_block_kernel_bench --dmma-sweep: m16n8kK .f64 products, CHAINS independent ones a "
+                       "warp, blocks of 4 warps; GPU " + std::string(prop.name) + ", date " + date + ", commit " +
+                           commit + "\n");
     const double batched_d32 = cublas_batched_tflops<double>(s, prop, handle, 32);
     const double batched_s32 = cublas_batched_tflops<float>(s, prop, handle, 32);
     const double batched_d64 = cublas_batched_tflops<double>(s, prop, handle, 64);
@@ -458,10 +551,16 @@ int run(const Config& config) {
         {"tsmqr double 64 32", [&] { return measure_update<double, 64, 32>(s, prop, true); }},
         {"ormqr double 128 32", [&] { return measure_update<double, 128, 32>(s, prop, false); }},
         {"ormqr double 64 32", [&] { return measure_update<double, 64, 32>(s, prop, false); }},
-        {"tsmqr_s2w16b1 double 128 32", [&] { return measure_mma_variant<128, 32, 2, 16, 1>(s, prop); }},
-        {"tsmqr_s4w16b1 double 128 32", [&] { return measure_mma_variant<128, 32, 4, 16, 1>(s, prop); }},
+        {"tsmqr_s1w8b1 double 128 32", [&] { return measure_mma_variant<128, 32, 1, 8, 1>(s, prop); }},
         {"tsmqr_s2w8b2 double 128 32", [&] { return measure_mma_variant<128, 32, 2, 8, 2>(s, prop); }},
+        {"tsmqr_s2w8b2 double 128 16", [&] { return measure_mma_variant<128, 16, 2, 8, 2>(s, prop); }},
+        {"tsmqr_s4w8b2 double 128 32", [&] { return measure_mma_variant<128, 32, 4, 8, 2>(s, prop); }},
+        {"tsmqr_s2w16b1 double 128 32", [&] { return measure_mma_variant<128, 32, 2, 16, 1>(s, prop); }},
         {"tsmqr_s1w4b2 double 64 32", [&] { return measure_mma_variant<64, 32, 1, 4, 2>(s, prop); }},
+        {"tsmqr_s1w4b2 double 64 16", [&] { return measure_mma_variant<64, 16, 1, 4, 2>(s, prop); }},
+        {"tsmqr_s2w8b1 double 256 32", [&] { return measure_mma_variant<256, 32, 2, 8, 1>(s, prop); }},
+        {"tsmqr_s4w16b1 double 256 32", [&] { return measure_mma_variant<256, 32, 4, 16, 1>(s, prop); }},
+        {"tsmqr_s4w8b2 double 256 16", [&] { return measure_mma_variant<256, 16, 4, 8, 2>(s, prop); }},
         {"tsmqr double 256 32", [&] { return measure_update<double, 256, 32>(s, prop, true); }},
         {"ttmqr double 128 32", [&] { return measure_update<double, 128, 32>(s, prop, true, true); }},
         {"geqrt double 128 32", [&] { return measure_factor<double, 128, 32>(s, prop, block::PanelKind::geqrt); }},
@@ -493,12 +592,14 @@ int run(const Config& config) {
            "kernels) holds its slot; warp_* rows: 32x32 tiles, one warp a task, scalar FMA (peak column still the "
            "DMMA/FFMA probe)\n"
         << "kernel,precision,nb,ib,tasks,median_ms,min_ms,us_per_task,block_us,tflops,peak_tflops,pct_of_peak,"
-           "cublas_batched_tflops,vs_cublas_batched"
+           "cublas_batched_tflops,vs_cublas_batched,check_error"
         << std::endl;
     if (!out) throw tiledqr::InputError("cannot write " + out_path);
+    std::string failed;  // the cases whose check against LAPACK failed
     for (const auto& [label, run_case] : cases) {
       if (!config.only.empty() && label != config.only) continue;
       Row r = run_case();
+      if (r.check_error > 1e-12 || r.check_error != r.check_error) failed += (failed.empty() ? "" : ", ") + label;
       const bool dbl = r.precision == "double";
       r.peak_tflops = dbl ? dmma : ffma;
       r.cublas_tflops = r.nb == 32    ? (dbl ? batched_d32 : batched_s32)
@@ -508,14 +609,16 @@ int run(const Config& config) {
       out << r.kernel << ',' << r.precision << ',' << r.nb << ',' << r.ib << ',' << r.tasks << ','
           << r.timing.median_ms << ',' << r.timing.min_ms << ',' << r.timing.median_ms * 1e3 / r.tasks << ','
           << r.block_us << ',' << r.tflops << ',' << r.peak_tflops << ',' << 100 * r.tflops / r.peak_tflops << ','
-          << r.cublas_tflops << ',' << r.tflops / r.cublas_tflops << std::endl;
-      std::fprintf(stderr, "%s %s nb=%d ib=%d: %.3f ms, %.2f TFLOP/s = %.1f%% of peak, %.2fx cuBLAS batched\n",
+          << r.cublas_tflops << ',' << r.tflops / r.cublas_tflops << ',' << r.check_error << std::endl;
+      std::fprintf(stderr, "%s %s nb=%d ib=%d: %.3f ms, %.2f TFLOP/s = %.1f%% of peak, %.2fx cuBLAS batched%s\n",
                    r.kernel.c_str(), r.precision.c_str(), r.nb, r.ib, r.timing.median_ms, r.tflops,
-                   100 * r.tflops / r.peak_tflops, r.tflops / r.cublas_tflops);
+                   100 * r.tflops / r.peak_tflops, r.tflops / r.cublas_tflops,
+                   r.check_error < 0 ? "" : (" (error " + std::to_string(r.check_error) + ")").c_str());
     }
     cublasDestroy(handle);
     out.close();
     if (!out) throw tiledqr::InputError("writing " + out_path + " failed");
+    if (!failed.empty()) throw tiledqr::GpuError("results differ from LAPACK's (error above 1e-12): " + failed);
   }
   return 0;
 }
@@ -531,6 +634,8 @@ int main(int argc, char** argv) {
   app.add_option("--out", config.out_path, "CSV file to write (default block_kernels.csv)");
   app.add_option("--commit", config.commit, "commit to record in the CSV (default unknown)");
   app.add_option("--only", config.only, "run one case, e.g. 'tsmqr double 128 32' (for a profiler)");
+  app.add_option("--dmma-sweep", config.sweep_path,
+                 "also write the DMMA rate against warps and independent products to this CSV");
   Settings& s = config.s;
   for (auto [name, value, help] :
        {std::tuple{"--waves", &s.waves, "tasks per SM (the warp kernels: 16 times as many)"},

@@ -35,8 +35,12 @@ using namespace block_tests;
 // and tile bound NB; `transpose` Qᵀ. ttmqr's V2 is upper triangular: its
 // reflectors reach the first m' = min(m, k) rows of A2, as LAPACK's ?tpmqrt
 // with l = m' on those rows.
+template <typename T>
+using UpdateLauncher = cudaError_t (*)(block::ReflectorShape, bool, const block::CompactWy<T>*, int, cudaStream_t);
+
 template <typename T, int NB, int IB, bool triangle>
-void check_pair_update(Shape s, bool transpose, uint64_t salt) {
+void check_pair_update(Shape s, bool transpose, uint64_t salt,
+                       UpdateLauncher<T> launch = block::launch_update_tasks<T, NB, IB>) {
   const char* kind = triangle ? "ttmqr" : "tsmqr";
   SCOPED_TRACE(std::string(kind) + " NB=" + std::to_string(NB) + " IB=" + std::to_string(IB) + " m=" +
                std::to_string(s.m) + " n=" + std::to_string(s.n) + " k=" + std::to_string(s.k) +
@@ -85,7 +89,7 @@ void check_pair_update(Shape s, bool transpose, uint64_t salt) {
                  : block::tsmqr_operands(s.m, s.n, s.k, dv.data, ldv, dt.data, ldt, da1.data, lda1, da2.data, lda2);
     const DeviceArray<block::CompactWy<T>> dtask(std::vector<block::CompactWy<T>>{task});
     const block::ReflectorShape shape = triangle ? block::ReflectorShape::upper : block::ReflectorShape::full;
-    cuda_ok(block::launch_update_tasks<T, NB, IB>(shape, transpose, dtask.data, 1, nullptr), "launch");
+    cuda_ok(launch(shape, transpose, dtask.data, 1, nullptr), "launch");
     cuda_ok(cudaDeviceSynchronize(), kind);
     a1_runs[run] = da1.download();
     a2_runs[run] = da2.download();
@@ -170,6 +174,30 @@ void check_all_ormqr(uint64_t salt) {
     s.k = std::min(s.k, s.m);
     for (const bool transpose : {true, false}) check_ormqr<T, NB, IB>(s, transpose, salt++);
   }
+}
+
+// The engine in the other shapes the benchmark weighs (row slices, warps,
+// blocks a multiprocessor): tsmqr and ttmqr, both transposes, every shape.
+template <int NB, int IB, int SLICES, int WARPS, int BLOCKS>
+void check_engine_shape(uint64_t salt) {
+  SCOPED_TRACE("engine shape: " + std::to_string(SLICES) + " slices, " + std::to_string(WARPS) + " warps, " +
+               std::to_string(BLOCKS) + " blocks");
+  const UpdateLauncher<double> launch = block::launch_shaped_update_tasks<NB, IB, SLICES, WARPS, BLOCKS>;
+  for (const Shape& s : shapes<NB>())
+    for (const bool transpose : {true, false}) {
+      check_pair_update<double, NB, IB, false>(s, transpose, salt++, launch);
+      check_pair_update<double, NB, IB, true>(s, transpose, salt++, launch);
+    }
+}
+
+TEST(BlockTsmqr, EngineShapes) {
+  check_engine_shape<128, 32, 1, 8, 1>(3000);
+  check_engine_shape<128, 32, 4, 8, 2>(3100);
+  check_engine_shape<128, 32, 2, 16, 1>(3200);
+  check_engine_shape<128, 16, 2, 8, 2>(3300);
+  check_engine_shape<64, 16, 1, 4, 2>(3400);
+  check_engine_shape<256, 32, 4, 16, 1>(3500);
+  check_engine_shape<256, 16, 4, 8, 2>(3600);
 }
 
 TEST(BlockTsmqr, DoubleNb64) {

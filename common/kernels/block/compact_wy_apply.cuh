@@ -89,8 +89,14 @@ struct MmaWarps {
   static constexpr int warps = NB <= 128 ? NB / 16 : 8;
 };
 
-// Shared-memory layout of the tensor-core path.
-template <int NB, int IB, int SLICES = MmaWarps<NB>::slices, int WARPS = MmaWarps<NB>::warps>
+// Shared memory a block may take when `blocks` blocks share a
+// multiprocessor (228 KB on sm_90, 1 KB of it reserved per block).
+constexpr std::size_t shared_budget(int blocks) { return (228 * 1024) / std::size_t(blocks) - 1024; }
+
+// Shared-memory layout of the tensor-core path. BLOCKS: the blocks a
+// multiprocessor should hold (the kernels' launch bounds, and the stages
+// shrink to let that many fit where they can).
+template <int NB, int IB, int SLICES = MmaWarps<NB>::slices, int WARPS = MmaWarps<NB>::warps, int BLOCKS = 1>
 struct MmaStageLayout {
   static_assert(NB % 16 == 0 && NB >= 16 && NB <= 256, "NB must be a multiple of 16, at most 256");
   static_assert(IB % 16 == 0 && IB >= 16 && IB <= NB, "IB must be a multiple of 16, 16 ≤ IB ≤ NB");
@@ -115,7 +121,8 @@ struct MmaStageLayout {
   static constexpr int stage_elements = v_elements + t_elements + top_elements;
   // Each warp's partial Wᵀ (16, IB), when the slices must add them.
   static constexpr int partial_elements = SLICES > 1 ? WARPS * 16 * IB : 0;
-  static constexpr int stages = (2 * stage_elements + partial_elements) * 8 <= 220 * 1024 ? 2 : 1;
+  static constexpr int blocks = BLOCKS;
+  static constexpr int stages = (2 * stage_elements + partial_elements) * 8 <= shared_budget(BLOCKS) ? 2 : 1;
   static constexpr std::size_t shared_bytes =
       (std::size_t(stages) * stage_elements + partial_elements) * sizeof(double);
   static_assert(stage_elements % 2 == 0, "stages must stay 16-byte aligned");
@@ -215,16 +222,17 @@ __device__ __forceinline__ void group_barrier(int id, int threads) {
 }
 
 // The tensor-core path (double). C is A2 of tsmqr/ttmqr (with A1 on top) or
-// the tile of ormqr (no A1); shared MmaStageLayout<NB, IB, SLICES,
-// WARPS>::shared_bytes, 16-byte aligned; a block of 32·WARPS threads.
+// the tile of ormqr (no A1); shared MmaStageLayout<NB, IB, SLICES, WARPS,
+// BLOCKS>::shared_bytes, 16-byte aligned; a block of 32·WARPS threads.
 // Preconditions (checked by the callers): m, n ≤ NB, k ≤ NB + row_offset.
 // `transpose` is a template argument so that every register index below is
 // a compile-time constant (a run-time one would move wt to local memory).
 // Each m16n8k8 takes a lane's two k slots q and q + 4 as the pair e = 0, 1
 // of adjacent rows (or columns) that the lane holds.
-template <int NB, int IB, bool transpose, int SLICES = MmaWarps<NB>::slices, int WARPS = MmaWarps<NB>::warps>
+template <int NB, int IB, bool transpose, int SLICES = MmaWarps<NB>::slices, int WARPS = MmaWarps<NB>::warps,
+          int BLOCKS = 1>
 __device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<double>& a, double* shared) {
-  using L = MmaStageLayout<NB, IB, SLICES, WARPS>;
+  using L = MmaStageLayout<NB, IB, SLICES, WARPS, BLOCKS>;
   const int m = a.m, n = a.n, k = a.k, ldc = a.ldc, lda1 = a.lda1;
   double* const c = a.c;
   double* const a1 = a.a1;
@@ -457,6 +465,7 @@ struct SimtLayout {
   static constexpr int tn = 8;                  // columns of C per thread
   static constexpr int row_threads = NB / tm;
   static constexpr int threads = NB < 128 ? 128 : 256;
+  static constexpr int blocks = 1;
   static constexpr int col_threads = threads / row_threads;
   static constexpr int chunk = col_threads * tn;  // columns per pass
   static constexpr int passes = NB / chunk;
@@ -647,6 +656,7 @@ struct CompactWyLaunch {
   static constexpr bool tensor_cores = std::is_same<T, double>::value;
   using Layout = std::conditional_t<tensor_cores, MmaStageLayout<NB, IB>, SimtLayout<T, NB, IB>>;
   static constexpr int threads = Layout::threads;
+  static constexpr int blocks = Layout::blocks;  // blocks per multiprocessor the kernels are built for
   static constexpr std::size_t shared_bytes = Layout::shared_bytes;
 };
 
@@ -668,7 +678,7 @@ __device__ __forceinline__ void apply_compact_wy(ReflectorShape shape, bool tran
 // Block i applies tasks[i] (one update kind's operands, shape `shape`);
 // the test and benchmark programs run many at once this way.
 template <typename T, int NB, int IB>
-__global__ void __launch_bounds__(CompactWyLaunch<T, NB, IB>::threads, 1)
+__global__ void __launch_bounds__(CompactWyLaunch<T, NB, IB>::threads, CompactWyLaunch<T, NB, IB>::blocks)
     update_tasks_kernel(ReflectorShape shape, bool transpose, const CompactWy<T>* tasks) {
   extern __shared__ __align__(16) unsigned char update_shared[];
   apply_compact_wy<T, NB, IB>(shape, transpose, tasks[blockIdx.x], reinterpret_cast<T*>(update_shared));
@@ -686,6 +696,30 @@ cudaError_t launch_update_tasks(ReflectorShape shape, bool transpose, const Comp
                                                   static_cast<int>(Launch::shared_bytes));
   if (status != cudaSuccess || count == 0) return status;
   update_tasks_kernel<T, NB, IB><<<count, Launch::threads, Launch::shared_bytes, stream>>>(shape, transpose, tasks);
+  return cudaGetLastError();
+}
+
+// The tensor-core engine in a shape other than MmaWarps's, block i
+// applying tasks[i]: the benchmark measures these shapes to choose
+// MmaWarps's, and the tests check them.
+template <int NB, int IB, int SLICES, int WARPS, int BLOCKS>
+__global__ void __launch_bounds__(32 * WARPS, BLOCKS)
+    shaped_update_tasks_kernel(ReflectorShape shape, bool transpose, const CompactWy<double>* tasks) {
+  extern __shared__ __align__(16) unsigned char shaped_shared[];
+  double* const shared = reinterpret_cast<double*>(shaped_shared);
+  if (transpose) apply_compact_wy_mma<NB, IB, true, SLICES, WARPS, BLOCKS>(shape, tasks[blockIdx.x], shared);
+  else apply_compact_wy_mma<NB, IB, false, SLICES, WARPS, BLOCKS>(shape, tasks[blockIdx.x], shared);
+}
+
+template <int NB, int IB, int SLICES, int WARPS, int BLOCKS>
+cudaError_t launch_shaped_update_tasks(ReflectorShape shape, bool transpose, const CompactWy<double>* tasks,
+                                       int count, cudaStream_t stream) {
+  using L = MmaStageLayout<NB, IB, SLICES, WARPS, BLOCKS>;
+  const auto kernel = shaped_update_tasks_kernel<NB, IB, SLICES, WARPS, BLOCKS>;
+  const cudaError_t status =
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(L::shared_bytes));
+  if (status != cudaSuccess || count == 0) return status;
+  kernel<<<count, L::threads, L::shared_bytes, stream>>>(shape, transpose, tasks);
   return cudaGetLastError();
 }
 

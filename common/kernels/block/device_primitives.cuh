@@ -1,7 +1,7 @@
 // The few instructions the block kernels are built from, as inline PTX: the
-// FP64 tensor-core products m16n8k4 and m16n8k8 (sm_90; two or four m8n8k4
-// on sm_80) and the asynchronous global → shared copy (cp.async) with its
-// commit/wait.
+// FP64 tensor-core products m16n8k4, m16n8k8 and m16n8k16 (sm_90; two, four
+// or eight m8n8k4 on sm_80) and the asynchronous global → shared copy
+// (cp.async) with its commit/wait.
 #pragma once
 
 #include <cstddef>
@@ -51,6 +51,25 @@ __device__ __forceinline__ void mma_m16n8k8(double (&d)[4], double a0, double a1
       "{%0, %1, %2, %3}, {%4, %5, %6, %7}, {%8, %9}, {%0, %1, %2, %3};\n"
       : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
       : "d"(a0), "d"(a1), "d"(a2), "d"(a3), "d"(b0), "d"(b1));
+#endif
+}
+
+// D (16, 8) += A (16, 16) · B (16, 8), one warp: the largest FP64 product
+// (twice the work of m16n8k8 per instruction). With g and q as above,
+//   a[v0 + 2·v1] = A(g + 8·v0, q + 4·v1),  b[v] = B(q + 4·v, g),  d as above;
+// its first half (a[0 … 3], b[0 … 1]) is an m16n8k8 over k = q, q + 4 and
+// its second half the same over k = q + 8, q + 12.
+__device__ __forceinline__ void mma_m16n8k16(double (&d)[4], const double (&a)[8], const double (&b)[4]) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+  mma_m16n8k8(d, a[0], a[1], a[2], a[3], b[0], b[1]);
+  mma_m16n8k8(d, a[4], a[5], a[6], a[7], b[2], b[3]);
+#else
+  asm volatile(
+      "mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64 "
+      "{%0, %1, %2, %3}, {%4, %5, %6, %7, %8, %9, %10, %11}, {%12, %13, %14, %15}, {%0, %1, %2, %3};\n"
+      : "+d"(d[0]), "+d"(d[1]), "+d"(d[2]), "+d"(d[3])
+      : "d"(a[0]), "d"(a[1]), "d"(a[2]), "d"(a[3]), "d"(a[4]), "d"(a[5]), "d"(a[6]), "d"(a[7]), "d"(b[0]),
+        "d"(b[1]), "d"(b[2]), "d"(b[3]));
 #endif
 }
 

@@ -16,11 +16,14 @@
 // double-buffered, and what a column finishes in shared memory is written
 // after the next column's barrier, when nobody reads it any more. The same
 // sums give, for the columns c < j already done, v_cᵀ v_j; once the inner
-// block's columns are done, T_b comes from them row by row (a row of
-// LAPACK's T(0:j, j) = −τ_j T(0:j, 0:j) Vᵀ v_j needs only its own row).
-// Columns the direct formula cannot take (tiny, huge or non-finite entries,
-// flagged in the partial sums so that every thread decides alike) go
-// through the reference kernels::make_reflector, as the warp kernels do.
+// block's columns are done, T_b comes from them: each half of the inner
+// block row by row (a row of LAPACK's T(0:j, j) = −τ_j T(0:j, 0:j) Vᵀ v_j
+// needs only its own row), the corner by two small products.
+// A warp whose rows the reflector reaches entirely (the common case) takes
+// no per-row masks. A zero column gives H = I (τ = 0); columns the direct
+// formula cannot take (tiny, huge or non-finite entries, flagged in the
+// partial sums so that every thread decides alike) go through the reference
+// kernels::make_reflector, as the warp kernels do.
 //
 // The three kinds differ in the pivot row and in which rows of the body a
 // reflector reaches ("part"):
@@ -56,7 +59,7 @@ struct PanelLayout {
   // Shared memory, in elements of T:
   static constexpr int ld_panel = NB + 1;                  // the inner block (NB, IB), col-major
   static constexpr int panel_elements = ld_panel * IB;
-  static constexpr int ld_partial = IB + 2;                // per warp: xᵀa_c (IB), xᵀx, flags
+  static constexpr int ld_partial = IB + 2;                // per warp: xᵀa_c (IB), xᵀx
   static constexpr int partial_elements = 2 * warps * ld_partial;  // two buffers, by column parity
   static constexpr int ld_small = IB + 1;                  // (IB, IB) col-major blocks
   static constexpr int top_elements = IB * ld_small;       // R's diagonal block (tsqrt, ttqrt)
@@ -65,8 +68,11 @@ struct PanelLayout {
   static constexpr int pivot_elements = 2 * IB;            // geqrt: the pivot row, two buffers
   static constexpr int tau_elements = IB;
   static constexpr int column_elements = NB + 2;           // the careful path: x, beta, τ
+  static constexpr int corner_elements = (IB / 2) * (IB / 2);  // X = G_AB T_BB of T_b's corner
+  static constexpr int flag_elements = (2 * warps * 4 + sizeof(T) - 1) / sizeof(T);  // ints, by parity
   static constexpr int elements = panel_elements + partial_elements + top_elements + t_elements + g_elements +
-                                  pivot_elements + tau_elements + column_elements;
+                                  pivot_elements + tau_elements + column_elements + corner_elements +
+                                  flag_elements;
   static constexpr std::size_t panel_bytes = std::size_t(elements) * sizeof(T);
   static constexpr std::size_t shared_bytes =
       panel_bytes > CompactWyLaunch<T, NB, IB>::shared_bytes ? panel_bytes
@@ -128,6 +134,8 @@ __device__ void factor_inner_block(int b, int m, int n, int k, T* top, int ld_to
   T* pivot = gmat + L::g_elements;           // [parity][IB]
   T* taus = pivot + L::pivot_elements;
   T* column = taus + L::tau_elements;
+  T* corner_x = column + L::column_elements;
+  int* flag_words = reinterpret_cast<int*>(corner_x + L::corner_elements);  // [parity][warp]
   // Partial sums beyond these could overflow when added (or in w): the
   // column goes the careful way.
   const T dot_limit = RealLimits<T>::huge / T(4 * L::warps);
@@ -143,17 +151,24 @@ __device__ void factor_inner_block(int b, int m, int n, int k, T* top, int ld_to
   // Is body row r part of the triangle (ttqrt) — else never read nor written.
   auto in_triangle = [&](int r, int c) { return kind != PanelKind::ttqrt || r <= i + c; };
 
-  // Stage the inner block's columns (coalesced), then each thread's part.
-  for (int idx = tid; idx < NB * IB; idx += L::threads) {
-    const int r = idx % NB, c = idx / NB;
-    panel[c * L::ld_panel + r] =
-        r < m && c < kb && in_triangle(r, c) ? body[std::size_t(i + c) * ld_body + r] : T(0);
+  // Stage the inner block's columns (coalesced, asynchronous: every copy in
+  // flight at once; masked entries become zeros), then each thread's part.
+  static_assert((NB * IB) % L::threads == 0, "the staging loop has a compile-time trip count");
+#pragma unroll
+  for (int e = 0; e < NB * IB / L::threads; ++e) {
+    const int idx = tid + e * L::threads, r = idx % NB, c = idx / NB;
+    const bool valid = r < m && c < kb && in_triangle(r, c);
+    copy_async<sizeof(T)>(panel + c * L::ld_panel + r, valid ? body + std::size_t(i + c) * ld_body + r : body,
+                          valid);
   }
   if (!geqrt_kind)
     for (int idx = tid; idx < IB * IB; idx += L::threads) {
       const int r = idx % IB, c = idx / IB;
-      tops[c * LDS + r] = r <= c && c < kb ? top[std::size_t(i + c) * ld_top + i + r] : T(0);
+      const bool valid = r <= c && c < kb;
+      copy_async<sizeof(T)>(tops + c * LDS + r, valid ? top + std::size_t(i + c) * ld_top + i + r : top, valid);
     }
+  commit_async_copies();
+  wait_async_copies<0>();
   __syncthreads();
   T vals[CPL][RPW];
 #pragma unroll
@@ -172,6 +187,7 @@ __device__ void factor_inner_block(int b, int m, int n, int k, T* top, int ld_to
     const int uj = j / 32, lj = j % 32;
     const int p_warp = p / RPW, p_slot = p % RPW;
     T* part_sums = partial + (j & 1) * L::warps * LDP;
+    int* part_flags = flag_words + (j & 1) * L::warps;
     T* pivot_row = pivot + (j & 1) * IB;
     bool flag = false;  // a huge or non-finite value seen: the careful path
     // (a) geqrt: the pivot row's entries, from the warp that owns row p;
@@ -189,32 +205,43 @@ __device__ void factor_inner_block(int b, int m, int n, int k, T* top, int ld_to
       for (int u = 0; u < CPL; ++u)
         if (lane + 32 * u < IB) flag |= !(magnitude(tops[(lane + 32 * u) * LDS + j]) <= entry_limit);
     // The rows column j's reflector reaches (bit s: row row0 + s), and its
-    // entries there.
+    // entries there. `whole` (every row of the warp) is the same in the
+    // whole warp and the common case: it takes no per-row masks.
     const int d = p - row0;
     unsigned part;
     if (kind == PanelKind::geqrt) part = d + 1 <= 0 ? all_rows : d + 1 >= RPW ? 0u : all_rows & ~((1u << (d + 1)) - 1u);
     else if (kind == PanelKind::tsqrt) part = all_rows;
     else part = d < 0 ? 0u : d + 1 >= RPW ? all_rows : (1u << (d + 1)) - 1u;
     part &= in_matrix;
+    const bool whole = part == all_rows;
     T x[RPW];
-#pragma unroll
-    for (int s = 0; s < RPW; ++s) {
-      const T own = uj == 0 ? vals[0][s] : vals[CPL - 1][s];
-      const T value = __shfl_sync(0xffffffffu, own, lj);
-      x[s] = part >> s & 1u ? value : T(0);
-    }
-    // (b) this thread's sums: xᵀx and xᵀa_c for its columns; whether x has
-    // a nonzero entry (else H = I) and whether a sum is too large to add.
+    // (b) this thread's sums: xᵀx and xᵀa_c for its columns, each in two
+    // interleaved partial sums (a fixed order).
     T squares = 0, dot[CPL];
-    bool nonzero = false;
 #pragma unroll
     for (int u = 0; u < CPL; ++u) dot[u] = 0;
+    if (part != 0) {
 #pragma unroll
-    for (int s = 0; s < RPW; ++s) {
-      squares += x[s] * x[s];
-      nonzero |= x[s] != T(0);
+      for (int s = 0; s < RPW; ++s) {
+        const T own = uj == 0 ? vals[0][s] : vals[CPL - 1][s];
+        const T value = __shfl_sync(0xffffffffu, own, lj);
+        x[s] = whole || (part >> s & 1u) ? value : T(0);
+      }
+      T sq[2] = {0, 0}, dt[CPL][2];
 #pragma unroll
-      for (int u = 0; u < CPL; ++u) dot[u] += x[s] * vals[u][s];
+      for (int u = 0; u < CPL; ++u) dt[u][0] = dt[u][1] = 0;
+#pragma unroll
+      for (int s = 0; s < RPW; ++s) {
+        sq[s & 1] += x[s] * x[s];
+#pragma unroll
+        for (int u = 0; u < CPL; ++u) dt[u][s & 1] += x[s] * vals[u][s];
+      }
+      squares = sq[0] + sq[1];
+#pragma unroll
+      for (int u = 0; u < CPL; ++u) dot[u] = dt[u][0] + dt[u][1];
+    } else {
+#pragma unroll
+      for (int s = 0; s < RPW; ++s) x[s] = T(0);
     }
 #pragma unroll
     for (int u = 0; u < CPL; ++u) {
@@ -222,10 +249,16 @@ __device__ void factor_inner_block(int b, int m, int n, int k, T* top, int ld_to
       if (lane + 32 * u < IB) part_sums[warp * LDP + lane + 32 * u] = dot[u];
     }
     flag = __any_sync(0xffffffffu, flag);
-    nonzero = __any_sync(0xffffffffu, nonzero);
+    // Whether x has a nonzero entry (else H = I): a nonzero xᵀx says so; only
+    // where it is zero (padding, or squares all underflowed) are the entries
+    // looked at. The same in every lane.
+    bool nonzero = squares != T(0);
+    if (!nonzero)
+#pragma unroll
+      for (int s = 0; s < RPW; ++s) nonzero |= x[s] != T(0);
     if (lane == 0) {
       part_sums[warp * LDP + IB] = squares;
-      part_sums[warp * LDP + IB + 1] = T((nonzero ? 1 : 0) + (flag ? 2 : 0));
+      part_flags[warp] = (flag ? 1 : 0) | (nonzero ? 2 : 0);
     }
     __syncthreads();  // (c) the partial sums and the pivot row are written
 
@@ -237,13 +270,13 @@ __device__ void factor_inner_block(int b, int m, int n, int k, T* top, int ld_to
 #pragma unroll
     for (int w = 0; w < L::warps; ++w) {
       squares += part_sums[w * LDP + IB];
-      flags |= int(part_sums[w * LDP + IB + 1]);
+      flags |= part_flags[w];
 #pragma unroll
       for (int u = 0; u < CPL; ++u)
         if (lane + 32 * u < IB) dot[u] += part_sums[w * LDP + lane + 32 * u];
     }
-    nonzero = (flags & 1) != 0;
-    flag = (flags & 2) != 0;
+    flag = (flags & 1) != 0;
+    const bool x_nonzero = (flags & 2) != 0;
     const T alpha = geqrt_kind ? pivot_row[j] : tops[j * LDS + j];
     T pivot_entry[CPL];  // the pivot row's entry in each of this thread's columns
 #pragma unroll
@@ -251,12 +284,19 @@ __device__ void factor_inner_block(int b, int m, int n, int k, T* top, int ld_to
       const int c = lane + 32 * u < IB ? lane + 32 * u : IB - 1;
       pivot_entry[u] = geqrt_kind ? pivot_row[c] : tops[c * LDS + j];
     }
+    // A zero x gives H = I (τ = 0), as make_reflector. Otherwise the direct
+    // formula needs xᵀx ≥ a floor (so that no square underflowed by more
+    // than ε·xᵀx); a smaller one and huge or non-finite entries go the
+    // careful way. Every thread takes the same branch.
     gpu::WarpReflector<T> h;
-    h.beta = alpha;  // a zero x: H = I (τ = 0), as make_reflector
+    h.beta = alpha;
     bool direct = true;
-    if (nonzero) h = gpu::direct_reflector(alpha, squares, direct, NB);
+    if (x_nonzero) {
+      direct = !flag;
+      if (direct) h = gpu::direct_reflector(alpha, squares, direct, NB);
+    }
 
-    if (nonzero && (flag || !direct)) {  // rare, and the same in every thread
+    if (!direct) {  // rare, and the same in every thread
       const int lo = geqrt_kind ? p + 1 : 0;
       if (lane == 0)
 #pragma unroll
@@ -307,17 +347,21 @@ __device__ void factor_inner_block(int b, int m, int n, int k, T* top, int ld_to
       const int c = lane + 32 * u;
       const T w = (pivot_entry[u] + h.scale * dot[u]) * h.tau;
       if (c == j) {
+        if (whole) {
 #pragma unroll
-        for (int s = 0; s < RPW; ++s)
-          if (part >> s & 1u) vals[u][s] = x[s] * h.scale;
+          for (int s = 0; s < RPW; ++s) vals[u][s] = x[s] * h.scale;
+        } else {
+#pragma unroll
+          for (int s = 0; s < RPW; ++s)
+            if (part >> s & 1u) vals[u][s] = x[s] * h.scale;
+        }
         if (geqrt_kind && warp == p_warp) put(vals[u], p_slot, h.beta);
         finished[u] = h.beta;
       } else if (c > j && c < kb) {
-        if (h.tau != T(0)) {
+        if (h.tau != T(0) && part != 0) {  // x is zero outside `part`
           const T w_scaled = w * h.scale;
 #pragma unroll
-          for (int s = 0; s < RPW; ++s)
-            if (part >> s & 1u) vals[u][s] -= w_scaled * x[s];
+          for (int s = 0; s < RPW; ++s) vals[u][s] -= w_scaled * x[s];
         }
         const T updated = h.tau != T(0) ? pivot_entry[u] - w : pivot_entry[u];
         if (geqrt_kind && warp == p_warp) put(vals[u], p_slot, updated);
@@ -345,10 +389,20 @@ __device__ void factor_inner_block(int b, int m, int n, int k, T* top, int ld_to
       const int c = lane + 32 * u;
       if (c >= kb - 1 && c < kb) tops[c * LDS + kb - 1] = finished[u];
     }
-  if (tid < kb) {  // row c of T_b: T(c, c) = τ_c, T(c, j) = −τ_j Σ_{c ≤ l < j} T(c, l) G(l, j)
-    const int c = tid;
+  // T_b from τ and G = VᵀV in two halves (Schreiber and Van Loan, "A
+  // storage-efficient WY representation for products of Householder
+  // transformations"): with the reflectors split into A = 0 … H − 1 and
+  // B = H … kb − 1,
+  //   T = [T_AA  −T_AA G_AB T_BB; 0  T_BB],
+  // where T_AA and T_BB are the T of each half alone. Each half's rows are
+  // formed as LAPACK's ?larft forms them, row c by thread c
+  // (T(c, j) = −τ_j Σ_{c ≤ l < j} T(c, l) G(l, j)), the two halves at once;
+  // then the corner through X = G_AB T_BB, a product of small matrices.
+  constexpr int H = IB / 2;
+  if (tid < kb) {
+    const int c = tid, end = c < H ? (kb < H ? kb : H) : kb;
     tmat[c * LDS + c] = taus[c];
-    for (int j = c + 1; j < kb; ++j) {
+    for (int j = c + 1; j < end; ++j) {
       T sum[4] = {0, 0, 0, 0};
       int l = c;
       for (; l + 3 < j; l += 4)
@@ -360,6 +414,23 @@ __device__ void factor_inner_block(int b, int m, int n, int k, T* top, int ld_to
     }
   }
   __syncthreads();
+  if (kb > H) {
+    const int corner = H * (kb - H);
+    for (int e = tid; e < corner; e += L::threads) {  // X(l, j) = Σ_{H ≤ l' ≤ j} G(l, l') T(l', j)
+      const int l = e % H, j = H + e / H;
+      T sum = 0;
+      for (int l2 = H; l2 <= j; ++l2) sum += gmat[l2 * LDS + l] * tmat[j * LDS + l2];
+      corner_x[(j - H) * H + l] = sum;
+    }
+    __syncthreads();
+    for (int e = tid; e < corner; e += L::threads) {  // T(c, j) = −Σ_{c ≤ l < H} T(c, l) X(l, j)
+      const int c = e % H, j = H + e / H;
+      T sum = 0;
+      for (int l = c; l < H; ++l) sum += tmat[l * LDS + c] * corner_x[(j - H) * H + l];
+      tmat[j * LDS + c] = -sum;
+    }
+    __syncthreads();
+  }
   for (int idx = tid; idx < NB * IB; idx += L::threads) {
     const int r = idx % NB, c = idx / NB;
     if (r < m && c < kb && in_triangle(r, c)) body[std::size_t(i + c) * ld_body + r] = panel[c * L::ld_panel + r];
@@ -440,7 +511,7 @@ struct FactorTask {
 
 // Block i factors tasks[i] with kind `kind`.
 template <typename T, int NB, int IB>
-__global__ void __launch_bounds__(PanelLayout<T, NB, IB>::threads, 1)
+__global__ void __launch_bounds__(PanelLayout<T, NB, IB>::threads, CompactWyLaunch<T, NB, IB>::blocks)
     factor_tasks_kernel(PanelKind kind, const FactorTask<T>* tasks) {
   extern __shared__ __align__(16) unsigned char factor_shared[];
   const FactorTask<T> task = tasks[blockIdx.x];

@@ -76,35 +76,29 @@ __device__ __forceinline__ bool reflector_entry(ReflectorShape shape, int r, int
   return true;
 }
 
-// How the tensor-core path spreads C over a block: `warps` warps in
+// How the tensor-core path spreads C over its warps: `warps` warps in
 // `slices` row slices; warp w holds rows (w mod slices)·NB/slices … of 16
 // columns, so `warps / slices` groups of 16 columns are done at once and the
-// tile takes `passes` passes over its columns. One slice: a warp holds whole
-// columns and forms its part of W alone. Several slices: the slices of a
-// column group add their partial W's through shared memory. `blocks` thread
-// blocks share a multiprocessor (the kernels ask the compiler for at most
-// 65536 / (blocks · threads) registers a thread): for NB ≤ 128 two, so that
-// one block's loads and stores of C overlap the other's products — a block
-// loads its C, applies every inner block, then stores C, and alone it would
-// leave the tensor cores idle while its tiles move.
+// tile takes `passes` passes over its columns. One slice (NB ≤ 128): a warp
+// holds whole columns and forms its part of W alone. Several slices (NB =
+// 256, whose columns do not fit one warp's registers): the slices of a
+// column group add their partial W's through shared memory.
 template <int NB>
-struct MmaShape {
+struct MmaWarps {
   static constexpr int slices = NB <= 128 ? 1 : 2;
-  static constexpr int warps = NB <= 64 ? NB / 16 : 8;
-  static constexpr int blocks = NB <= 64 ? 2 : 1;
+  static constexpr int warps = NB <= 128 ? NB / 16 : 8;
 };
 
 // Shared memory a block may take when `blocks` blocks share a
 // multiprocessor (228 KB on sm_90, 1 KB of it reserved per block).
 constexpr std::size_t shared_budget(int blocks) { return (228 * 1024) / std::size_t(blocks) - 1024; }
 
-// Shared-memory layout of the tensor-core path; BLOCKS is what MmaShape asks
-// for, `blocks` what fits (one when BLOCKS copies of one stage do not).
-template <int NB, int IB, int SLICES = MmaShape<NB>::slices, int WARPS = MmaShape<NB>::warps,
-          int BLOCKS = MmaShape<NB>::blocks>
+// Shared-memory layout of the tensor-core path. BLOCKS: the blocks a
+// multiprocessor should hold (the kernels' launch bounds, and the stages
+// shrink to let that many fit where they can).
+template <int NB, int IB, int SLICES = MmaWarps<NB>::slices, int WARPS = MmaWarps<NB>::warps, int BLOCKS = 1>
 struct MmaStageLayout {
   static_assert(NB % 16 == 0 && NB >= 16 && NB <= 256, "NB must be a multiple of 16, at most 256");
-  static_assert(IB == 16 || IB == 32 || IB == 64, "IB must be 16, 32 or 64");
   static_assert(IB % 16 == 0 && IB >= 16 && IB <= NB, "IB must be a multiple of 16, 16 ≤ IB ≤ NB");
   static constexpr int warps = WARPS;
   static constexpr int threads = 32 * warps;
@@ -113,8 +107,8 @@ struct MmaStageLayout {
   static constexpr int groups = WARPS / SLICES;    // column groups of 16 at once
   static constexpr int pass_columns = 16 * groups;
   static constexpr int passes = NB / pass_columns;
-  static_assert(WARPS % SLICES == 0 && slice_rows % 16 == 0 && NB % pass_columns == 0,
-                "slices must split the rows in multiples of 16 and the warps evenly");
+  static_assert(WARPS % SLICES == 0 && slice_rows % 8 == 0 && NB % pass_columns == 0,
+                "slices must split the rows in multiples of 8 and the warps evenly");
   static_assert(slice_rows * 16 / 32 <= 64, "C's part must fit a warp's registers (at most 64 per lane)");
   // V_b (NB, IB) row-major, ld = IB, 16-byte units XOR-swizzled (v_offset).
   static constexpr int v_elements = NB * IB;
@@ -125,28 +119,14 @@ struct MmaStageLayout {
   static constexpr int ld_top = IB + 8;
   static constexpr int top_elements = pass_columns * ld_top;
   static constexpr int stage_elements = v_elements + t_elements + top_elements;
-  // Each warp's W (16, 16), one tile of 16 of W's columns at a time, on its
-  // way to the A operand layout (summed over the slices of its column
-  // group); two tiles, by parity, so that one barrier a tile suffices;
-  // ld 18: conflict-free 16-byte reads.
-  static constexpr int ld_exchange = 18;
-  static constexpr int exchange_tile = 16 * ld_exchange;
-  static constexpr int exchange_per_warp = 2 * exchange_tile;
-  static constexpr int exchange_elements = WARPS * exchange_per_warp;
-  // A copy of the operands (CompactWy) after the exchange.
-  static constexpr int header_elements = 16;
-  static constexpr std::size_t bytes_of(int stages) {
-    return (std::size_t(stages) * stage_elements + exchange_elements + header_elements) * sizeof(double);
-  }
-  static constexpr int blocks = bytes_of(1) <= shared_budget(BLOCKS) ? BLOCKS : 1;
-  // Two stages (the next inner block copied while this one is applied)
-  // where they fit; else the other block on the multiprocessor hides the copy.
-  static constexpr int stages = bytes_of(2) <= shared_budget(blocks) ? 2 : 1;
-  static constexpr std::size_t shared_bytes = bytes_of(stages);
-  static constexpr int header_offset = stages * stage_elements + exchange_elements;
-  static_assert(sizeof(CompactWy<double>) <= header_elements * sizeof(double), "the operands fit the header");
+  // Each warp's partial Wᵀ (16, IB), when the slices must add them.
+  static constexpr int partial_elements = SLICES > 1 ? WARPS * 16 * IB : 0;
+  static constexpr int blocks = BLOCKS;
+  static constexpr int stages = (2 * stage_elements + partial_elements) * 8 <= shared_budget(BLOCKS) ? 2 : 1;
+  static constexpr std::size_t shared_bytes =
+      (std::size_t(stages) * stage_elements + partial_elements) * sizeof(double);
   static_assert(stage_elements % 2 == 0, "stages must stay 16-byte aligned");
-  static_assert(shared_bytes <= shared_budget(1), "the stage must fit one multiprocessor's shared memory");
+  static_assert(shared_bytes <= 227 * 1024, "the stage must fit one multiprocessor's shared memory");
 };
 
 // Element (m, j) of V_b in its stage. The 16-byte unit j/2 of row m is XORed
@@ -247,65 +227,45 @@ __device__ __forceinline__ void group_barrier(int id, int threads) {
 // Preconditions (checked by the callers): m, n ≤ NB, k ≤ NB + row_offset.
 // `transpose` is a template argument so that every register index below is
 // a compile-time constant (a run-time one would move wt to local memory).
-//
-// Fragments. An mma takes each operand from consecutive registers, so every
-// product is arranged to find its operands where the previous step left
-// them, with no register copies in the loops (a copy of an m16n8k16 A
-// operand costs 16 moves):
-//   ct  C's part in the accumulator layout of Cᵀ −= Wᵀ V_bᵀ (rows of Cᵀ are
-//       the warp's 16 columns): ct[mt] = Cᵀ(16, 8) of rows row0 + 8mt …;
-//   W = V_bᵀ C is formed as W(IB, 16) with m16n8k8 steps whose B operand is
-//       a pair of ct (two adjacent rows of one column) and whose A operand,
-//       V_bᵀ, is two 16-byte reads of the staged V_b (its m index runs over
-//       the inner block's columns 2g, 2g + 1);
-//   the warp (and the other slices of its column group) then pass W through
-//       shared memory, which turns it into the A operand of the other two
-//       products: wa[o] = Wᵀ(16, 16) of columns 16o … of W, in the order
-//       an m16n8k16 reads it — k slot q + 4v is column 16o + {2q, 2q + 1,
-//       2q + 8, 2q + 9}[v] of W, and each half of wa[o] is the m16n8k8
-//       operand of eight consecutive columns;
-//   Wᵀ ← −Wᵀ T_b takes m16n8k8 steps on those halves; Cᵀ −= Wᵀ V_bᵀ takes
-//       m16n8k16 steps with wa[o] as A, ct[mt] as the accumulator and B two
-//       16-byte reads of a row of V_b.
-template <int NB, int IB, bool transpose, int SLICES = MmaShape<NB>::slices, int WARPS = MmaShape<NB>::warps,
-          int BLOCKS = MmaShape<NB>::blocks>
-__device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<double>& operands, double* shared) {
+// Each m16n8k8 takes a lane's two k slots q and q + 4 as the pair e = 0, 1
+// of adjacent rows (or columns) that the lane holds.
+template <int NB, int IB, bool transpose, int SLICES = MmaWarps<NB>::slices, int WARPS = MmaWarps<NB>::warps,
+          int BLOCKS = 1>
+__device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<double>& a, double* shared) {
   using L = MmaStageLayout<NB, IB, SLICES, WARPS, BLOCKS>;
-  // The operands in shared memory: the caller's copy may sit in global
-  // memory, where the stores to C and A1 below would make the compiler read
-  // it again, and wait for it, at every inner block; registers are short.
-  CompactWy<double>* const copy = reinterpret_cast<CompactWy<double>*>(shared + L::header_offset);
-  if (threadIdx.x == 0) *copy = operands;
-  __syncthreads();
-  const CompactWy<double>& a = *copy;
   const int m = a.m, n = a.n, k = a.k, ldc = a.ldc, lda1 = a.lda1;
   double* const c = a.c;
   double* const a1 = a.a1;
   constexpr int m_tiles = L::slice_rows / 8;  // 8-row slices of this warp's part of C
-  constexpr int w_tiles = IB / 16;            // 16-column slices of W
-  constexpr int ld_x = L::ld_exchange;
+  constexpr int j_tiles = IB / 8;             // 8-column slices of W
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int g = lane >> 2, q = lane & 3;
   const int slice = warp % SLICES, group = warp / SLICES;
   const int row0 = slice * L::slice_rows;  // this warp's rows of C: row0 … row0 + slice_rows − 1
   const int blocks = (k + IB - 1) / IB - a.first_block;
-  double* const exchange = shared + L::stages * L::stage_elements;  // W tiles (16, 16) of each warp, ld ld_x
-  double* const mine = exchange + warp * L::exchange_per_warp;
+  double* const partials = shared + L::stages * L::stage_elements;
 
-  // Where the lane reads V_b (v_offset: the 16-byte unit u of row r is
-  // stored at unit u ^ f(r), f(r) = 2((r >> 1) & 3) ^ 4(r & 1) < 8, so the
-  // XOR changes only the low three bits of u and a compile-time multiple of
-  // 8 units can be added after it). The slice's first row is a multiple of
-  // 8, which keeps f.
-  //   W = V_bᵀ C: rows row0 + 8mt + 2q + e, unit 8o + g (columns 16o + 2g, +1);
-  //   Cᵀ −= Wᵀ V_bᵀ: row row0 + 8mt + g, units 8o + q and 8o + q + 4.
-  int w_base[2];
-  for (int e = 0; e < 2; ++e) w_base[e] = (row0 + 2 * q + e) * IB + 2 * (g ^ (2 * q) ^ (4 * e));
-  int c_base[2];
+  // v_offset rewritten as a per-lane base plus a compile-time offset. For
+  // Wᵀ = Cᵀ V_b the lane reads V_b(8mt + 2q + e, g + 8jt): the swizzle
+  // s = 2q ^ 4e flips the low bits of g/2 and, through bit 2, swaps odd and
+  // even jt; for Cᵀ −= Wᵀ V_bᵀ it reads the pair V_b(g + 8mt, 8jt + 2q + {0, 1}).
+  // The slice's first row is a multiple of 8, which keeps the swizzle.
+  int w_base[2][2];  // [e][jt & 1]
+#pragma unroll
+  for (int e = 0; e < 2; ++e) {
+    const int s = (2 * q) ^ (4 * e);
+    const int base = (row0 + 2 * q + e) * IB + 2 * ((g >> 1) ^ (s & 3)) + (g & 1);
+    const int swap = 8 * (s >> 2);
+    w_base[e][0] = base + swap;
+    w_base[e][1] = base - swap;
+  }
+  int c_base[2];  // [jt & 1]
   {
-    const int f = (((g >> 1) & 3) << 1) ^ ((g & 1) << 2);
-    c_base[0] = (row0 + g) * IB + 2 * (q ^ f);
-    c_base[1] = (row0 + g) * IB + 2 * ((q + 4) ^ f);
+    const int s = (((g >> 1) & 3) << 1) ^ ((g & 1) << 2);
+    const int base = (row0 + g) * IB + 2 * (q ^ (s & 3));
+    const int swap = 8 * (s >> 2);
+    c_base[0] = base + swap;
+    c_base[1] = base - swap;
   }
   // C's rows row0 + 8mt + 2q and + 1 are adjacent: 16-byte accesses for a
   // full tile with aligned columns.
@@ -321,9 +281,8 @@ __device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<doubl
 
     // Cᵀ (16, slice_rows) of this warp: ct[mt][r] = C(row0 + 8mt + 2q + r%2, n0 + g + 8(r/2)).
     double ct[m_tiles][4];
-    // −Wᵀ T_b (16, IB) once formed: wa[o][v0 + 2v1] = column n0 + g + 8v0 of C,
-    // column 16o + {2q, 2q + 1, 2q + 8, 2q + 9}[v1] of W.
-    double wa[w_tiles][8];
+    // Wᵀ (16, IB): wt[jt][r] = Wᵀ(g + 8(r/2), 8jt + 2q + r%2).
+    double wt[j_tiles][4];
 
     if (blocks > 0) stage_inner_block<L, NB, IB>(shape, stage_of(0), block_at(0), column0, a);
     commit_async_copies();
@@ -368,134 +327,109 @@ __device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<doubl
       const double* ts = vs + L::v_elements;
       const double* tops = ts + L::t_elements;
 
-      // W (IB, 16) = V_bᵀ C over this warp's rows, one tile o of 16 of W's
-      // columns at a time (so that only its accumulators are live):
-      // m16n8k8 steps, m index i ↔ column 16o + 2(i % 8) + i / 8 of W, the
-      // warp's columns g and g + 8 as the two n tiles h, k slots q and q + 4
-      // the rows 8mt + 2q and + 1 (the pair ct[mt][2h], ct[mt][2h + 1]).
-      // wp[h][2e + f] = W(16o + 2g + e, column 8h + 2q + f of the warp); it
-      // goes to shared memory with the 16 columns interleaved (column c at
-      // 2(c % 8) + c / 8, so that g and g + 8 are adjacent), and comes back
-      // as wa[o] = Wᵀ, the slices of the group adding their parts, each in
-      // the same order, so that every slice holds the same Wᵀ to the bit.
+      // Wᵀ = Cᵀ V_b over this warp's rows: k slots q, q + 4 of step mt are
+      // rows row0 + 8mt + 2q + {0, 1} of C.
 #pragma unroll
-      for (int o = 0; o < w_tiles; ++o) {
-        double wp[2][4] = {{0.0, 0.0, 0.0, 0.0}, {0.0, 0.0, 0.0, 0.0}};
+      for (int jt = 0; jt < j_tiles; ++jt)
 #pragma unroll
-        for (int mt = 0; mt < m_tiles; ++mt) {
-          const double2 v0 = *reinterpret_cast<const double2*>(vs + w_base[0] + 8 * mt * IB + 16 * o);
-          const double2 v1 = *reinterpret_cast<const double2*>(vs + w_base[1] + 8 * mt * IB + 16 * o);
+        for (int r = 0; r < 4; ++r) wt[jt][r] = 0.0;
 #pragma unroll
-          for (int h = 0; h < 2; ++h)
-            mma_m16n8k8(wp[h], v0.x, v0.y, v1.x, v1.y, ct[mt][2 * h], ct[mt][2 * h + 1]);
+      for (int mt = 0; mt < m_tiles; ++mt)
+#pragma unroll
+        for (int jt = 0; jt < j_tiles; ++jt) {
+          const int offset = 8 * mt * IB + 8 * jt;
+          mma_m16n8k8(wt[jt], ct[mt][0], ct[mt][2], ct[mt][1], ct[mt][3],
+                      vs[w_base[0][jt & 1] + offset], vs[w_base[1][jt & 1] + offset]);
         }
-        double* const out = mine + (o & 1) * L::exchange_tile;
+
+      // The slices of a column group add their parts, each in the same
+      // order, so every slice holds the same Wᵀ to the bit.
+      if (SLICES > 1) {
+        double* mine = partials + warp * 16 * IB;
 #pragma unroll
-        for (int h = 0; h < 2; ++h)
+        for (int jt = 0; jt < j_tiles; ++jt)
 #pragma unroll
-          for (int e = 0; e < 2; ++e)
+          for (int r = 0; r < 4; ++r) mine[(jt * 4 + r) * 32 + lane] = wt[jt][r];
+        group_barrier(1 + group, 32 * SLICES);
 #pragma unroll
-            for (int f = 0; f < 2; ++f) out[(2 * g + e) * ld_x + 4 * q + 2 * f + h] = wp[h][2 * e + f];
-        if (SLICES > 1) group_barrier(1 + group, 32 * SLICES);
-        else __syncwarp();
+        for (int jt = 0; jt < j_tiles; ++jt)
 #pragma unroll
-        for (int v1 = 0; v1 < 4; ++v1) {
-          const int column = 2 * q + (v1 & 1) + 8 * (v1 >> 1);  // of the tile
-          double2 sum = make_double2(0.0, 0.0);
+          for (int r = 0; r < 4; ++r) {
+            double sum = 0.0;
 #pragma unroll
-          for (int other = 0; other < SLICES; ++other) {
-            const double2 part = *reinterpret_cast<const double2*>(
-                exchange + (group * SLICES + other) * L::exchange_per_warp + (o & 1) * L::exchange_tile +
-                column * ld_x + 2 * g);
-            sum.x += part.x;
-            sum.y += part.y;
+            for (int other = 0; other < SLICES; ++other)
+              sum += partials[(group * SLICES + other) * 16 * IB + (jt * 4 + r) * 32 + lane];
+            wt[jt][r] = sum;
           }
-          wa[o][2 * v1] = sum.x;
-          wa[o][2 * v1 + 1] = sum.y;
-        }
       }
 
-      // Wᵀ += A1_bᵀ (tsmqr, ttmqr): columns 2q, 2q + 1 (+ 8) of A1_bᵀ's rows
-      // top_row + g (+ 8) are adjacent in the staged copy.
+      // Wᵀ += A1_bᵀ (tsmqr, ttmqr).
       if (shape != ReflectorShape::unit_lower) {
 #pragma unroll
-        for (int o = 0; o < w_tiles; ++o)
+        for (int jt = 0; jt < j_tiles; ++jt)
 #pragma unroll
-          for (int v0 = 0; v0 < 2; ++v0)
-#pragma unroll
-            for (int half = 0; half < 2; ++half) {
-              const double2 top = *reinterpret_cast<const double2*>(
-                  tops + (top_row + g + 8 * v0) * L::ld_top + 16 * o + 8 * half + 2 * q);
-              wa[o][v0 + 4 * half] += top.x;
-              wa[o][v0 + 4 * half + 2] += top.y;
-            }
+          for (int h = 0; h < 2; ++h) {
+            const double2 top = *reinterpret_cast<const double2*>(
+                tops + (top_row + g + 8 * h) * L::ld_top + 8 * jt + 2 * q);
+            wt[jt][2 * h] += top.x;
+            wt[jt][2 * h + 1] += top.y;
+          }
       }
 
-      // Wᵀ ← −Wᵀ T_b (Qᵀ) or −Wᵀ T_bᵀ (Q), in place, in m16n8k8 steps over
-      // tiles of 8 columns (tile t is half t % 2 of wa[t / 2]): column tile
-      // t' of the product needs the tiles t ≤ t' (T_b upper) or t ≥ t'
-      // (T_bᵀ lower), so they are formed from the last (first) tile on and
-      // each overwrites a tile no later one reads. The sign is taken here,
-      // once, so that the updates below add wa.
+      // Wᵀ ← Wᵀ T_b (Qᵀ) or Wᵀ T_bᵀ (Q), in place: column tile jt' of the
+      // product needs the tiles jt ≤ jt' (T_b upper) or jt ≥ jt' (T_bᵀ lower),
+      // so they are formed from the last (first) tile on and each overwrites a
+      // tile no later one reads.
 #pragma unroll
-      for (int s2 = 0; s2 < 2 * w_tiles; ++s2) {
-        const int out = transpose ? 2 * w_tiles - 1 - s2 : s2;
+      for (int s2 = 0; s2 < j_tiles; ++s2) {
+        const int out = transpose ? j_tiles - 1 - s2 : s2;
         double z[4] = {0.0, 0.0, 0.0, 0.0};
 #pragma unroll
-        for (int t = 0; t < 2 * w_tiles; ++t) {
-          if (transpose ? t > out : t < out) continue;
-          const int j = 8 * t + 2 * q, jo = g + 8 * out;
+        for (int jt = 0; jt < j_tiles; ++jt) {
+          if (transpose ? jt > out : jt < out) continue;
+          const int j = 8 * jt + 2 * q, jo = g + 8 * out;
           const double t0 = transpose ? ts[j * L::ld_t + jo] : ts[jo * L::ld_t + j];
           const double t1 = transpose ? ts[(j + 1) * L::ld_t + jo] : ts[jo * L::ld_t + j + 1];
-          const double* in = wa[t / 2] + 4 * (t % 2);
-          mma_m16n8k8(z, in[0], in[1], in[2], in[3], t0, t1);
+          mma_m16n8k8(z, wt[jt][0], wt[jt][2], wt[jt][1], wt[jt][3], t0, t1);
         }
-        // z = (column g, 2q), (g, 2q + 1), (g + 8, 2q), (g + 8, 2q + 1) of tile out.
-        double* o8 = wa[out / 2] + 4 * (out % 2);
-        o8[0] = -z[0];
-        o8[1] = -z[2];
-        o8[2] = -z[1];
-        o8[3] = -z[3];
+#pragma unroll
+        for (int r = 0; r < 4; ++r) wt[out][r] = z[r];
       }
 
       // A1_b −= W (tsmqr, ttmqr; the first slice of each group):
-      // A1(col0 + j, n0 + col) = A1_b(j, col) + wa, wa = −Wᵀ(col, j).
+      // A1(col0 + j, n0 + col) = A1_b(j, col) − Wᵀ(col, j).
       if (shape != ReflectorShape::unit_lower && slice == 0) {
         const int col0 = b * IB;
         const bool a1_pairs = columns_16_byte_aligned(a1, lda1);  // col0 + j is even
 #pragma unroll
-        for (int o = 0; o < w_tiles; ++o)
+        for (int jt = 0; jt < j_tiles; ++jt)
 #pragma unroll
-          for (int v0 = 0; v0 < 2; ++v0)
-#pragma unroll
-            for (int half = 0; half < 2; ++half) {
-              const int j = 16 * o + 8 * half + 2 * q, col = n0 + g + 8 * v0;
-              const double2 top = *reinterpret_cast<const double2*>(tops + (top_row + g + 8 * v0) * L::ld_top + j);
-              const double2 updated =
-                  make_double2(top.x + wa[o][v0 + 4 * half], top.y + wa[o][v0 + 4 * half + 2]);
-              double* p = a1 + std::size_t(col) * lda1 + col0 + j;
-              if (a1_pairs && col0 + j + 1 < k && col < n) {
-                *reinterpret_cast<double2*>(p) = updated;
-              } else {
-                if (col0 + j < k && col < n) p[0] = updated.x;
-                if (col0 + j + 1 < k && col < n) p[1] = updated.y;
-              }
+          for (int h = 0; h < 2; ++h) {
+            const int j = 8 * jt + 2 * q, col = n0 + g + 8 * h;
+            const double2 top = *reinterpret_cast<const double2*>(tops + (top_row + g + 8 * h) * L::ld_top + j);
+            const double2 updated = make_double2(top.x - wt[jt][2 * h], top.y - wt[jt][2 * h + 1]);
+            double* p = a1 + std::size_t(col) * lda1 + col0 + j;
+            if (a1_pairs && col0 + j + 1 < k && col < n) {
+              *reinterpret_cast<double2*>(p) = updated;
+            } else {
+              if (col0 + j < k && col < n) p[0] = updated.x;
+              if (col0 + j + 1 < k && col < n) p[1] = updated.y;
             }
+          }
       }
 
-      // Cᵀ −= Wᵀ V_bᵀ (wa holds −Wᵀ T_b): m16n8k16 steps, k slots q + 4v the
-      // columns 16o + {2q, 2q + 1, 2q + 8, 2q + 9}[v] of W, B two 16-byte
-      // reads of V_b's row row0 + 8mt + g.
+      // Cᵀ −= Wᵀ V_bᵀ: k slots q, q + 4 of step jt are columns 8jt + 2q + {0, 1}
+      // of W, one 16-byte read of V_b.
 #pragma unroll
-      for (int o = 0; o < w_tiles; ++o)
+      for (int jt = 0; jt < j_tiles; ++jt) {
+        const double w0 = -wt[jt][0], w1 = -wt[jt][1], w2 = -wt[jt][2], w3 = -wt[jt][3];
 #pragma unroll
         for (int mt = 0; mt < m_tiles; ++mt) {
-          const double2 v0 = *reinterpret_cast<const double2*>(vs + c_base[0] + 8 * mt * IB + 16 * o);
-          const double2 v1 = *reinterpret_cast<const double2*>(vs + c_base[1] + 8 * mt * IB + 16 * o);
-          const double bk[4] = {v0.x, v0.y, v1.x, v1.y};
-          mma_m16n8k16(ct[mt], wa[o], bk);
+          const double2 vb = *reinterpret_cast<const double2*>(vs + c_base[jt & 1] + 8 * mt * IB + 8 * jt);
+          mma_m16n8k8(ct[mt], w0, w2, w1, w3, vb.x, vb.y);
         }
-      __syncthreads();  // the stage and the exchange are refilled next step
+      }
+      __syncthreads();  // the stage (and the partial sums) are refilled next step
     }
 
     if (c_pairs) {
@@ -765,9 +699,9 @@ cudaError_t launch_update_tasks(ReflectorShape shape, bool transpose, const Comp
   return cudaGetLastError();
 }
 
-// The tensor-core engine in a shape other than MmaShape's, block i
+// The tensor-core engine in a shape other than MmaWarps's, block i
 // applying tasks[i]: the benchmark measures these shapes to choose
-// MmaShape's, and the tests check them.
+// MmaWarps's, and the tests check them.
 template <int NB, int IB, int SLICES, int WARPS, int BLOCKS>
 __global__ void __launch_bounds__(32 * WARPS, BLOCKS)
     shaped_update_tasks_kernel(ReflectorShape shape, bool transpose, const CompactWy<double>* tasks) {

@@ -14,8 +14,8 @@ def main(argv=None):
     parser.add_argument("--version", action="version", version=f"tiledqr {tiledqr.__version__}")
     parser.parse_args(argv)
     print(f"tiledqr {tiledqr.__version__} ({tiledqr.__file__})")
-    status, message = tiledqr._tiledqr.gpu_status()
-    print("GPU backend: available" if status == 0 else f"GPU backend: not available ({message})")
+    available = tiledqr.gpu_available()
+    print("GPU backend: available" if available else f"GPU backend: not available ({available.reason})")
     return 0
 
 

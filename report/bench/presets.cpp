@@ -142,11 +142,7 @@ void add_tile_choice_cpu(std::vector<BenchCase>& cases, int hardware_threads) {
   for (const int t : thread_counts(hardware_threads)) {
     const std::string stage = t == 1 ? "fr1" : "fr2";
     const auto add = [&](Shape s, int tile, int ib, const std::string& tree) {
-      BenchCase c = make(stage, s);
-      c.threads = t;
-      c.tile = tile;
-      c.inner_block = ib;
-      c.tree = tree;
+      BenchCase c = with_tiling(make(stage, s), tile, ib, tree, t);
       c.check = false;
       cases.push_back(c);
     };

@@ -32,8 +32,8 @@
 #include "dag.hpp"
 #include "elimination_tree.hpp"
 #include "kernels/householder.hpp"
-#include "kernels/host/ttmqr.hpp"
-#include "kernels/host/ttqrt.hpp"
+#include "kernels/host/tsmqr.hpp"
+#include "kernels/host/tsqrt.hpp"
 #include "kernels/lapack/lapack_kernels.hpp"
 #include "serial_executor.hpp"
 

@@ -17,6 +17,7 @@
 #include <cctype>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <memory>
 #include <new>
 #include <string>
@@ -58,6 +59,41 @@ inline void check_shape(int64_t m, int64_t n, const void* a, int64_t lda, const 
   std::transform(ld.begin(), ld.end(), ld.begin(), [](unsigned char c) { return char(std::tolower(c)); });
   if (lda < m) throw InputError(ld + " (" + std::to_string(lda) + ") must be >= m (" + std::to_string(m) + ")");
   if (!a) throw InputError(std::string(name) + " is NULL");
+}
+
+// InputError unless B (m, nrhs), ldb is a block of right-hand sides (or Q's
+// columns): nrhs ≥ 0, ldb ≥ max(1, m), not NULL unless empty. `name` is B or Q
+// (ldb, ldq), or dB (lddb).
+inline void check_rhs(int64_t m, int64_t nrhs, const void* b, int64_t ldb, const char* name) {
+  if (nrhs < 0) throw InputError("nrhs must be >= 0, got " + std::to_string(nrhs));
+  std::string ld = "ld" + std::string(name);
+  std::transform(ld.begin(), ld.end(), ld.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  if (ldb < std::max<int64_t>(1, m))
+    throw InputError(ld + " (" + std::to_string(ldb) + ") must be >= m (" + std::to_string(m) + ")");
+  if (nrhs > 0 && !b) throw InputError(std::string(name) + " is NULL");
+}
+
+// ?gels' checks beyond A's own: m ≥ n (or m = 0), and B (max(m, n), nrhs), ldb.
+inline void check_least_squares(int64_t m, int64_t n, int64_t nrhs, const void* b, int64_t ldb, const char* name) {
+  if (m < n && m > 0)
+    throw InputError("least squares needs m >= n (an underdetermined system has no unique solution here), got " +
+                     std::to_string(m) + "x" + std::to_string(n));
+  check_rhs(std::max(m, n), nrhs, b, ldb, name);
+}
+
+// ?gels' rank check on R's diagonal r_ii = diagonal[i·stride], i < n ≤ m:
+// TILEDQR_RANK_DEFICIENT, with its message recorded, when some |r_ii| ≤
+// max(m, n)·ε·max_j |r_jj| (LAPACK's usual scale); TILEDQR_SUCCESS otherwise.
+template <typename T>
+int rank_status(const T* diagonal, int64_t stride, int64_t m, int64_t n) {
+  T largest = 0;
+  for (int64_t j = 0; j < n; ++j) largest = std::max(largest, std::abs(diagonal[j * stride]));
+  const T tolerance = T(std::max(m, n)) * std::numeric_limits<T>::epsilon() * largest;
+  for (int64_t i = 0; i < n; ++i)
+    if (std::abs(diagonal[i * stride]) <= tolerance)
+      return fail(TILEDQR_RANK_DEFICIENT, "A is rank-deficient: |R(" + std::to_string(i + 1) + "," +
+                                              std::to_string(i + 1) + ")| <= max(m,n)*eps*max|R(j,j)|");
+  return TILEDQR_SUCCESS;
 }
 
 // A NaN or infinity would spread through every later tile unnoticed:

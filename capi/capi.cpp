@@ -266,14 +266,6 @@ int qr_batch(int64_t batch, int64_t m, int64_t n, T* a, int64_t lda, int64_t str
   });
 }
 
-void check_rhs(int64_t m, int64_t nrhs, const void* b, int64_t ldb, const char* name) {
-  if (nrhs < 0) throw InputError("nrhs must be >= 0, got " + std::to_string(nrhs));
-  if (ldb < std::max<int64_t>(1, m))
-    throw InputError("ld" + std::string(name) + " (" + std::to_string(ldb) + ") must be >= m (" +
-                     std::to_string(m) + ")");
-  if (nrhs > 0 && !b) throw InputError(std::string(name) + " is NULL");
-}
-
 template <typename T>
 int ormqr(char trans, int64_t m, int64_t nrhs, const tiledqr_factors* h, T* b, int64_t ldb) {
   return guarded([&] {
@@ -351,10 +343,7 @@ template <typename T>
 int gels(int64_t m, int64_t n, int64_t nrhs, T* a, int64_t lda, T* b, int64_t ldb, const tiledqr_options* opts) {
   return guarded([&] {
     check_matrix(m, n, a, lda, 'A');
-    if (m < n && m > 0)
-      throw InputError("least squares needs m >= n (an underdetermined system has no unique solution here), got " +
-                       std::to_string(m) + "x" + std::to_string(n));
-    check_rhs(std::max(m, n), nrhs, b, ldb, "B");
+    check_least_squares(m, n, nrhs, b, ldb, "B");
     if (m == 0 || n == 0) {
       // LAPACK's quick return: X = 0, B's first max(m, n) rows cleared.
       for (int64_t j = 0; j < nrhs; ++j) std::fill_n(b + j * ldb, std::max(m, n), T(0));
@@ -365,14 +354,7 @@ int gels(int64_t m, int64_t n, int64_t nrhs, T* a, int64_t lda, T* b, int64_t ld
     check_finite(b, m, nrhs, ldb, "B");
     const std::unique_ptr<Factorization<T>> f = factor(m, n, a, lda, opts);
     store_r(*f, a, lda);
-    // Rank check: |r_ii| ≤ max(m, n)·ε·max_j |r_jj|, LAPACK's usual scale.
-    T largest = 0;
-    for (int64_t j = 0; j < n; ++j) largest = std::max(largest, std::abs(a[j + j * lda]));
-    const T tolerance = T(std::max(m, n)) * std::numeric_limits<T>::epsilon() * largest;
-    for (int64_t i = 0; i < n; ++i)
-      if (std::abs(a[i + i * lda]) <= tolerance)
-        return fail(TILEDQR_RANK_DEFICIENT, "A is rank-deficient: |R(" + std::to_string(i + 1) + "," +
-                                                std::to_string(i + 1) + ")| <= max(m,n)*eps*max|R(j,j)|");
+    if (const int status = rank_status(a, lda + 1, m, n); status != TILEDQR_SUCCESS) return status;
     if (nrhs == 0) return int(TILEDQR_SUCCESS);
     f->apply_qt(b, ldb, nrhs, executor_of(f->options));
     upper_solve(n, nrhs, a, lda, b, ldb);

@@ -1,11 +1,12 @@
 // The GPU flavour of the C interface (include/tiledqr/tiledqr_gpu.h): the
 // FR4 QR workload (fr4_qr.hpp, the task graph on the generic scheduler) on
-// the caller's stream, R written back into the caller's matrix, and the
-// architecture check before anything runs.
+// the caller's stream, R written back into the caller's matrix, least
+// squares on the device, and the architecture check before anything runs.
 #include <cuda_runtime_api.h>
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "boundary.hpp"
 #include "fr4_qr.hpp"
@@ -103,6 +104,64 @@ int gpu_geqrf_host(int64_t m, int64_t n, T* a, int64_t lda, tiledqr_factors** ou
   });
 }
 
+// X = argmin ‖A X − B‖_F on the device, A (m, n) with m ≥ n in d_a, B (m,
+// nrhs) in d_b, both checked: A ← R (factored on `stream`), then the rank
+// check on R's diagonal and, for a matrix of full rank, B's first n rows ← X
+// (Qᵀ B and the triangular solve, DeviceFactorization::solve, on the
+// default stream). Throws on a CUDA failure.
+template <typename T>
+int solve_on_device(int64_t m, int64_t n, int64_t nrhs, T* d_a, int64_t ldda, T* d_b, int64_t lddb,
+                    const Options& options, cudaStream_t stream) {
+  const std::unique_ptr<gpu::Fr4Factorization<T>> qr = factor_on_device(m, n, d_a, ldda, options, stream);
+  std::vector<T> diagonal(static_cast<size_t>(n));
+  gpu::check(cudaMemcpy2D(diagonal.data(), sizeof(T), d_a, size_t(ldda + 1) * sizeof(T), sizeof(T), size_t(n),
+                          cudaMemcpyDeviceToHost),
+             "reading R's diagonal");
+  if (const int status = rank_status(diagonal.data(), 1, m, n); status != TILEDQR_SUCCESS) return status;
+  // X may overwrite B: solve reads all of B into tiles before it writes X,
+  // in order on one stream.
+  if (nrhs > 0) qr->solve(d_b, lddb, nrhs, d_b, lddb);
+  return int(TILEDQR_SUCCESS);
+}
+
+template <typename T>
+int gpu_gels(int64_t m, int64_t n, int64_t nrhs, T* d_a, int64_t ldda, T* d_b, int64_t lddb,
+             const tiledqr_options* opts, cudaStream_t stream) {
+  return guarded([&] {
+    check_shape(m, n, d_a, ldda, "dA");  // the arguments before any CUDA call
+    check_least_squares(m, n, nrhs, d_b, lddb, "dB");
+    const Options options = gpu_options(opts, m, n, sizeof(T) == sizeof(float));
+    if (const int status = device_status(); status != TILEDQR_SUCCESS) return status;
+    return solve_on_device(m, n, nrhs, d_a, ldda, d_b, lddb, options, stream);
+  });
+}
+
+// tiledqr_?gels for host arrays, on the GPU: A ← R once factored (also when
+// rank-deficient), B's first n rows ← X on success; B as it was otherwise.
+template <typename T>
+int gpu_gels_host(int64_t m, int64_t n, int64_t nrhs, T* a, int64_t lda, T* b, int64_t ldb,
+                  const tiledqr_options* opts) {
+  return guarded([&] {
+    check_shape(m, n, a, lda, "A");  // the arguments before any CUDA call
+    check_least_squares(m, n, nrhs, b, ldb, "B");
+    const Options options = gpu_options(opts, m, n, sizeof(T) == sizeof(float));
+    check_finite(a, m, n, lda, "A");
+    check_finite(b, m, nrhs, ldb, "B");
+    if (const int status = device_status(); status != TILEDQR_SUCCESS) return status;
+    const gpu::DeviceBuffer<T> d_a = gpu::upload_matrix(a, m, n, lda);
+    const gpu::DeviceBuffer<T> d_b = gpu::upload_matrix(b, m, nrhs, ldb);
+    const int status = solve_on_device(m, n, nrhs, d_a.get(), m, d_b.get(), m, options, cudaStream_t(0));
+    gpu::check(cudaMemcpy2D(a, size_t(lda) * sizeof(T), d_a.get(), size_t(m) * sizeof(T), size_t(m) * sizeof(T),
+                            size_t(n), cudaMemcpyDeviceToHost),
+               "copying R to the host");
+    if (status == TILEDQR_SUCCESS && nrhs > 0)
+      gpu::check(cudaMemcpy2D(b, size_t(ldb) * sizeof(T), d_b.get(), size_t(m) * sizeof(T), size_t(n) * sizeof(T),
+                              size_t(nrhs), cudaMemcpyDeviceToHost),
+                 "copying X to the host");
+    return status;
+  });
+}
+
 }  // namespace
 }  // namespace tiledqr::capi
 
@@ -141,6 +200,24 @@ int tiledqr_gpu_dgeqrf_host(int64_t m, int64_t n, double* A, int64_t lda, tiledq
 int tiledqr_gpu_sgeqrf_host(int64_t m, int64_t n, float* A, int64_t lda, tiledqr_factors** factors,
                             const tiledqr_options* opts) {
   return gpu_geqrf_host(m, n, A, lda, factors, opts);
+}
+
+int tiledqr_gpu_dgels(int64_t m, int64_t n, int64_t nrhs, double* dA, int64_t ldda, double* dB, int64_t lddb,
+                      const tiledqr_options* opts, cudaStream_t stream) {
+  return gpu_gels(m, n, nrhs, dA, ldda, dB, lddb, opts, stream);
+}
+int tiledqr_gpu_sgels(int64_t m, int64_t n, int64_t nrhs, float* dA, int64_t ldda, float* dB, int64_t lddb,
+                      const tiledqr_options* opts, cudaStream_t stream) {
+  return gpu_gels(m, n, nrhs, dA, ldda, dB, lddb, opts, stream);
+}
+
+int tiledqr_gpu_dgels_host(int64_t m, int64_t n, int64_t nrhs, double* A, int64_t lda, double* B, int64_t ldb,
+                           const tiledqr_options* opts) {
+  return gpu_gels_host(m, n, nrhs, A, lda, B, ldb, opts);
+}
+int tiledqr_gpu_sgels_host(int64_t m, int64_t n, int64_t nrhs, float* A, int64_t lda, float* B, int64_t ldb,
+                           const tiledqr_options* opts) {
+  return gpu_gels_host(m, n, nrhs, A, lda, B, ldb, opts);
 }
 
 void tiledqr_gpu_factors_free(tiledqr_gpu_factors* factors) { delete factors; }

@@ -16,7 +16,7 @@ namespace tiledqr {
 using ReadyPicker = std::function<size_t(size_t count)>;
 
 // Factors A (m, n), col-major, lda ≥ m. The flat tree runs the task grid
-// (common/task_grid.hpp); binary and greedy run the DAG builder's graph. Any m, n ≥ 1.
+// (common/task_graph/task_grid.hpp); binary and greedy run the DAG builder's graph. Any m, n ≥ 1.
 template <typename T>
 Factorization<T> factor(const T* a, int64_t m, int64_t n, int64_t lda, const Options& options);
 

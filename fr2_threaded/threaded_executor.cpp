@@ -33,7 +33,7 @@ namespace {
 //                                  items became ready;
 //   finished()                     every task has completed.
 
-// Flat tree: the task grid (common/task_grid.hpp), which is not
+// Flat tree: the task grid (common/task_graph/task_grid.hpp), which is not
 // thread-safe by itself; it is tiny work next to a tile kernel, so it simply
 // runs under the lock.
 class GridSchedule {

@@ -1,6 +1,6 @@
 // FR2: a pool of CPU threads runs the tiled QR as tasks ("Task-Based
 // Scheduling Implementing Tiled Linear Algebra on GPUs", Table 1). The flat
-// tree runs the task grid (common/task_grid.hpp), shared by the workers
+// tree runs the task grid (common/task_graph/task_grid.hpp), shared by the workers
 // under one mutex; binary and greedy run the DAG builder's graph with atomic
 // remaining-predecessor counters. Every tile sees its updates in the same
 // order as in FR1, so the result is bit-identical to FR1's for any thread

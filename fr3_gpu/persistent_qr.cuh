@@ -1,6 +1,6 @@
 // persistent_qr_kernel — the whole tiled QR in one kernel ("Task-Based
 // Scheduling Implementing Tiled Linear Algebra on GPUs", §II.D). Block 0 is the
-// scheduler (one warp; lane 0 owns the task grid of common/task_grid.hpp),
+// scheduler (one warp; lane 0 owns the task grid of common/task_graph/task_grid.hpp),
 // blocks 1..E are executors of one warp each. The scheduler writes ready tasks
 // to one queue per executor, executors write what they finished to one shared
 // queue (task_queue.hpp), and the scheduler ends every executor with a null

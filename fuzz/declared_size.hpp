@@ -1,5 +1,5 @@
 // How many elements a Matrix Market text declares on its size line, read the
-// way common/matrix_market_parser.cpp reads it (line 1 is the banner; then the first
+// way common/formats/matrix_market_parser.cpp reads it (line 1 is the banner; then the first
 // line whose first blank-separated field does not start with '%'; its first
 // two fields as base-10 integers). The fuzzer and the in-test mutation run
 // use it to skip inputs whose matrix would be allocated at full size: the

@@ -1,5 +1,5 @@
 // Moving matrices between the column-major layout of the API and the tile
-// layout the factorisation works in (docs/design.md §2, as common/tile_matrix.hpp:
+// layout the factorisation works in (docs/design.md §2, as common/factorization/tile_matrix.hpp:
 // tile (i, j) at (i + j·p)·b·b, col-major, ld = b, zero padding; b = 32 for
 // the warp kernels, 64 … 256 for the block kernels), plus the small fills
 // the launches need. Grid-stride loops; any launch size works.

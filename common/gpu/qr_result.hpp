@@ -60,7 +60,7 @@ class DeviceFactorization {
   // needs m ≥ n and no zero on R's diagonal (else InputError).
   void solve(const T* d_b, int64_t ldb, int64_t nrhs, T* d_x, int64_t ldx) const;
   // A host Factorization with the same tiles and factors, for
-  // common/checks.hpp and the stage programs: tile 32 with backend reference
+  // common/factorization/checks.hpp and the stage programs: tile 32 with backend reference
   // (τ in the first 32 entries of each T block), or the block tiles with
   // backend lapack and their ib (T as LAPACK's ?geqrt/?tpqrt leave it).
   Factorization<T> download() const;

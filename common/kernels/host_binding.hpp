@@ -7,8 +7,6 @@
 #include "kernels/host/ormqr.hpp"
 #include "kernels/host/tsmqr.hpp"
 #include "kernels/host/tsqrt.hpp"
-#include "kernels/host/ttmqr.hpp"
-#include "kernels/host/ttqrt.hpp"
 #include "kernels/lapack/lapack_kernels.hpp"
 #include "task.hpp"
 

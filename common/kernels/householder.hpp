@@ -32,6 +32,20 @@ struct RealLimits<float> {
   static constexpr float huge = FLT_MAX;
 };
 
+// The lower tile of a stacked pair [triangle; lower tile] that the
+// tsqrt/ttqrt and tsmqr/ttmqr kernels work on: a square (tsqrt, tsmqr) or an
+// upper triangle (ttqrt, ttmqr, the tree merges of docs/design.md §8). Each
+// sibling pair is one template with this as its parameter (LAPACK's tpqrt
+// and tpmqrt with l = 0 or l = n).
+enum class LowerTile { square, triangle };
+
+// Rows of the lower tile's column j that reflector j reaches, of m: all of
+// them under a square, rows 0..min(j, m − 1) under a triangle.
+template <LowerTile lower>
+TILEDQR_HOST_DEVICE constexpr int lower_rows(int j, int m) {
+  return lower == LowerTile::square ? m : (j + 1 < m ? j + 1 : m);
+}
+
 TILEDQR_HOST_DEVICE inline double magnitude(double x) { return x < 0 ? -x : x; }
 TILEDQR_HOST_DEVICE inline float magnitude(float x) { return x < 0 ? -x : x; }
 TILEDQR_HOST_DEVICE inline double square_root(double x) { return sqrt(x); }

@@ -24,7 +24,7 @@
 #include "enkf_problem.hpp"
 #include "errors.hpp"
 #include "gpu_methods.hpp"
-#include "options.hpp"
+#include "enkf_options.hpp"
 #include "program.hpp"
 #include "run_methods.hpp"
 

@@ -23,7 +23,7 @@
 #include "errors.hpp"
 #include "gpu_methods.hpp"
 #include "matrix_market.hpp"
-#include "options.hpp"
+#include "enkf_options.hpp"
 #include "output_file.hpp"
 #include "program.hpp"
 #include "run_methods.hpp"

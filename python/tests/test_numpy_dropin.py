@@ -4,6 +4,7 @@
 # reversed views, byte order, dtypes, right-hand-side shapes — each checked
 # against numpy.linalg on the same input, and the argument checks.
 # Random inputs come from TILEDQR_TEST_SEED (printed).
+import inspect
 import os
 
 import numpy as np
@@ -162,23 +163,74 @@ def test_float16_and_longdouble_refused_as_numpy(dtype):
         tiledqr.lstsq(a, np.ones(4))
 
 
-def test_complex_refused_clearly():
-    for call in (lambda: tiledqr.qr(np.eye(3, dtype=complex)),
-                 lambda: tiledqr.lstsq(np.eye(3), np.ones(3, dtype=np.complex64)),
-                 lambda: tiledqr.factor(np.eye(3, dtype=np.complex64))):
-        with pytest.raises(ValueError, match="complex"):
-            call()
+# Every public function and method that takes an array refuses the same
+# inputs in the same way, whichever argument holds them and on either
+# backend (the refusals come before the GPU is asked for): complex entries
+# and objects that are not real numbers with ValueError, float16 and long
+# double with TypeError, NaN or infinity with ValueError. The callables are
+# found by walking tiledqr's public names, so a new one is checked too.
+def public_callables():
+    f = tiledqr.factor(np.eye(4) + 1)
+    found = {name: getattr(tiledqr, name) for name in tiledqr.__all__
+             if callable(getattr(tiledqr, name)) and not isinstance(getattr(tiledqr, name), type)}
+    found.update({f"Factors.{name}": getattr(f, name) for name in dir(tiledqr.Factors)
+                  if not name.startswith("_") and callable(getattr(f, name))})
+    return found
+
+
+def required_parameters(fn):
+    return [p.name for p in inspect.signature(fn).parameters.values() if p.default is p.empty]
+
+
+NO_ARRAY = {"gpu_available", "Factors.r", "Factors.q"}  # the public callables that take no array
+VALID = {"a": np.eye(4) + 1, "b": np.arange(4.0) + 1}
+REFUSED = {
+    "complex128": (lambda x: x.astype(complex), ValueError, "complex"),
+    "complex64": (lambda x: x.astype(np.complex64) * 1j, ValueError, "complex"),
+    "object holding a complex": (lambda x: np.where(x == x.flat[0], 2j, x).astype(object), ValueError, "real numbers"),
+    "float16": (lambda x: x.astype(np.float16), TypeError, "float16"),
+    "long double": (lambda x: x.astype(np.longdouble), TypeError, str(np.dtype(np.longdouble))),
+    "NaN": (lambda x: np.where(x == x.flat[-1], np.nan, x), ValueError, "NaN"),
+    "infinity": (lambda x: np.where(x == x.flat[0], -np.inf, x).astype(np.float32), ValueError, "NaN or infinity"),
+}
+
+
+def test_every_public_callable_is_found():
+    calls = public_callables()
+    assert {name for name, fn in calls.items() if not required_parameters(fn)} == NO_ARRAY
+    assert {"qr", "lstsq", "factor", "Factors.apply_qt", "Factors.apply_q"} <= set(calls)
+    for name, fn in calls.items():
+        assert set(required_parameters(fn)) <= set(VALID), f"{name} takes an argument this test does not know"
+
+
+@pytest.mark.parametrize("refusal", sorted(REFUSED))
+@pytest.mark.parametrize("backend", ["cpu", "gpu"])
+def test_every_array_argument_refused_alike(refusal, backend):
+    make, error, text = REFUSED[refusal]
+    walked = 0
+    for name, fn in sorted(public_callables().items()):
+        params = required_parameters(fn)
+        kwargs = {"backend": backend} if "backend" in inspect.signature(fn).parameters else {}
+        for bad in params:
+            args = {p: VALID[p] for p in params}
+            args[bad] = make(VALID[bad])
+            with pytest.raises(error, match=text):
+                fn(**args, **kwargs)
+            walked += 1
+    assert walked == 6  # qr(a), factor(a), lstsq(a, b), apply_q(b), apply_qt(b)
 
 
 # NumPy's TestLstsq.test_empty_a_b and its right-hand-side shapes: X has
 # NumPy's shape and is zero where A or B is empty; otherwise it is NumPy's
 # solution to 100 n eps.
-@pytest.mark.parametrize("m,n,k", [(4, 2, 2), (0, 4, 1), (0, 4, 2), (4, 0, 1), (4, 0, 2), (4, 2, 0), (0, 0, 0),
-                                   (0, 0, 3), (30, 30, 1), (50, 7, 3), (2, 4, 1), (7, 50, 3), (30, 31, 2), (3, 5, 0)])
-@pytest.mark.parametrize("vector", [False, True])
+LSTSQ_SHAPES = [(4, 2, 2), (0, 4, 1), (0, 4, 2), (4, 0, 1), (4, 0, 2), (4, 2, 0), (0, 0, 0), (0, 0, 3), (30, 30, 1),
+                (50, 7, 3), (2, 4, 1), (7, 50, 3), (30, 31, 2), (3, 5, 0)]
+# (m, n, k, B 1-D): a 1-D right-hand side is one column.
+LSTSQ_CASES = [(m, n, k, False) for m, n, k in LSTSQ_SHAPES] + [(m, n, k, True) for m, n, k in LSTSQ_SHAPES if k == 1]
+
+
+@pytest.mark.parametrize("m,n,k,vector", LSTSQ_CASES)
 def test_lstsq_shapes_like_numpy(m, n, k, vector):
-    if vector and k != 1:
-        pytest.skip("a 1-D right-hand side is one column")
     g = rng(m * 100 + n * 10 + k)
     a = g.standard_normal((m, n))
     b = g.standard_normal((m,) if vector else (m, k))
@@ -189,6 +241,72 @@ def test_lstsq_shapes_like_numpy(m, n, k, vector):
         assert not x.any()
     else:
         assert np.linalg.norm(x - x_np) <= 100 * n * np.finfo(float).eps * np.linalg.norm(x_np)
+
+
+# The same cases with backend='gpu', both precisions: NumPy's shapes and
+# dtypes, X of zeros where A or B is empty, otherwise NumPy's solution (in
+# float64) to 100·max(m, n)·ε·(κ + κ²·‖r‖/(‖A‖·‖X‖))·‖X‖, the least-squares
+# perturbation bound (κ = cond(A), r = B − A X; Golub and Van Loan §5.3).
+# Skipped without a GPU.
+gpu = pytest.mark.skipif(not tiledqr.gpu_available(), reason=f"GPU backend: {tiledqr.gpu_available()}")
+
+
+@gpu
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("m,n,k,vector", LSTSQ_CASES + [(300, 64, 3, False), (1000, 200, 1, True), (64, 300, 2, False)])
+def test_lstsq_gpu_like_numpy(m, n, k, vector, dtype):
+    g = rng(m * 100 + n * 10 + k + 7)
+    a = g.standard_normal((m, n)).astype(dtype)
+    b = g.standard_normal((m,) if vector else (m, k)).astype(dtype)
+    before = (a.copy(), b.copy())
+    x = tiledqr.lstsq(a, b, backend="gpu")
+    x_np = np.linalg.lstsq(a, b, rcond=None)[0]
+    assert x.shape == x_np.shape and x.dtype == x_np.dtype == dtype
+    assert np.array_equal(a, before[0]) and np.array_equal(b, before[1]), "the inputs must not be modified"
+    if m == 0 or n == 0 or k == 0:
+        assert not x.any()
+        return
+    x64 = np.linalg.lstsq(a.astype(np.float64), b.astype(np.float64), rcond=None)[0]
+    kappa = np.linalg.cond(a.astype(np.float64))
+    residual = np.linalg.norm(b - a.astype(np.float64) @ x64)
+    norm_x = np.linalg.norm(x64)
+    bound = 100 * max(m, n) * np.finfo(dtype).eps * (kappa + kappa**2 * residual / (np.linalg.norm(a, 2) * norm_x))
+    assert np.linalg.norm(x - x64) <= bound * norm_x
+
+
+@gpu
+def test_lstsq_gpu_options_and_errors():
+    g = rng(31)
+    a = g.standard_normal((200, 50))
+    b = g.standard_normal((200, 2))
+    x_np = np.linalg.lstsq(a, b, rcond=None)[0]
+    for kwargs in ({"tile": 32}, {"tile": 64, "tree": "binary"}, {"tile": 128, "tree": "greedy"}, {"tree": "flat"}):
+        x = tiledqr.lstsq(a, b, backend="gpu", **kwargs)
+        assert np.linalg.norm(x - x_np) <= 1e-12 * np.linalg.norm(x_np), kwargs
+    with pytest.raises(ValueError, match="tiles of 32, 64, 128 or 256"):
+        tiledqr.lstsq(a, b, backend="gpu", tile=48)
+    deficient = a.copy()
+    deficient[:, 7] = deficient[:, 3]
+    with pytest.raises(np.linalg.LinAlgError, match="rank-deficient"):
+        tiledqr.lstsq(deficient, b, backend="gpu")
+    with pytest.raises(np.linalg.LinAlgError, match="rank-deficient"):
+        tiledqr.lstsq(deficient.T[:, :100], b[:50], backend="gpu")  # underdetermined, A^T factored on the GPU
+
+
+# The argument checks of lstsq(backend='gpu') are the CPU's and come before
+# the GPU is asked for, so these hold with or without one.
+@pytest.mark.parametrize(
+    "kwargs,error,text",
+    [({"a": np.ones((2, 3, 3))}, ValueError, "2-D"), ({"b": np.ones((4, 1, 1))}, ValueError, "1-D or 2-D"),
+     ({"b": np.ones(5)}, ValueError, "rows"), ({"tree": "star"}, ValueError, "tree"),
+     ({"tile": -1}, ValueError, "tile"), ({"tile": 2**31}, ValueError, "tile"), ({"threads": 2}, ValueError, "threads"),
+     ({"backend": "tpu"}, ValueError, "backend"), ({"b": np.array([1.0, np.inf, 0, 0])}, ValueError, "NaN")],
+)
+def test_lstsq_gpu_bad_arguments(kwargs, error, text):
+    args = {"a": np.eye(4) + 1, "b": np.ones(4), "backend": "gpu"}
+    args.update(kwargs)
+    with pytest.raises(error, match=text):
+        tiledqr.lstsq(**args)
 
 
 def test_lstsq_views_and_byte_order():

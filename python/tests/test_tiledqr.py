@@ -2,6 +2,7 @@
 # numpy.linalg.lstsq. Random inputs come from TILEDQR_TEST_SEED (printed);
 # GPU tests skip where tiledqr.gpu_available() is false.
 import os
+import re
 import threading
 
 import numpy as np
@@ -170,9 +171,32 @@ def test_gpu_matches_numpy(dtype, tree):
 
 
 def test_gpu_unavailable_is_clear():
-    if tiledqr.gpu_available():
+    available = tiledqr.gpu_available()
+    assert bool(available) == (tiledqr._tiledqr.gpu_status()[0] == 0)
+    assert (available == True) == bool(available) and (available == False) != bool(available)  # noqa: E712
+    if available:
         with pytest.raises(ValueError, match="tiles of 32, 64, 128 or 256"):
             tiledqr.qr(np.eye(4), backend="gpu", tile=48)
-    else:
-        with pytest.raises(RuntimeError, match="not available"):
-            tiledqr.qr(np.eye(4), backend="gpu")
+        return
+    # False, and why: the reason is its str() and repr() and the error's message.
+    assert available.reason and str(available) == available.reason and available.reason in repr(available)
+    for call in (lambda: tiledqr.qr(np.eye(4), backend="gpu"), lambda: tiledqr.factor(np.eye(4), backend="gpu"),
+                 lambda: tiledqr.lstsq(np.eye(4), np.ones(4), backend="gpu")):
+        with pytest.raises(RuntimeError, match="not available: " + re.escape(available.reason)):
+            call()
+
+
+# Empty matrices and stacks on the GPU: NumPy's empty results (nothing
+# for the GPU to do), as on the CPU.
+@gpu
+@pytest.mark.parametrize("shape", [(3, 0), (0, 3), (0, 4, 4)])
+def test_gpu_empty(shape):
+    a = np.zeros(shape)
+    for mode in ("reduced", "complete", "r"):
+        got = tiledqr.qr(a, mode=mode, backend="gpu")
+        want = np.linalg.qr(a, mode=mode)
+        for g, w in zip(got if isinstance(got, tuple) else (got,), want if isinstance(want, tuple) else (want,)):
+            assert g.shape == w.shape and g.dtype == w.dtype
+    if len(shape) == 2:
+        assert tiledqr.lstsq(a, np.ones(shape[0]), backend="gpu").shape == (shape[1],)
+        assert tiledqr.factor(a, backend="gpu").r().shape == (0, shape[1])

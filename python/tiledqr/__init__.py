@@ -7,6 +7,7 @@ NVIDIA GPU.
     >>> q, r = tiledqr.qr(a)                    # as numpy.linalg.qr(a)
     >>> x = tiledqr.lstsq(a, numpy.ones(500))   # argmin ||a x - b||
     >>> f = tiledqr.factor(a); qtb = f.apply_qt(numpy.ones(500))
+    >>> x = tiledqr.lstsq(a, numpy.ones(500), backend="gpu")  # where tiledqr.gpu_available()
 
 Inputs are taken as numpy.linalg takes them: any strides (negative ones
 too), either byte order, and for qr a stack (..., m, n) of matrices, which
@@ -14,7 +15,8 @@ are factored in parallel. float32 and float64 keep their precision;
 integer, boolean and object arrays become float64. float16, long double and
 complex arrays are refused: float16 and long double with TypeError, as
 numpy.linalg does; complex with ValueError (tiledqr factors real matrices
-only). Inputs are never modified. Empty matrices give NumPy's empty
+only). Every function and method that takes an array checks it the same way.
+Inputs are never modified. Empty matrices give NumPy's empty
 results. Bad arguments raise ValueError, a rank-deficient least-squares
 problem numpy.linalg.LinAlgError. The library releases the GIL while it
 works.
@@ -37,34 +39,80 @@ _KERNELS = {"lapack": 0, "reference": 1}
 _INT_MAX = 2**31 - 1  # the C interface's int options
 
 
+class GpuAvailability:
+    """What gpu_available() returns: true or false as a bool, and when false
+    the reason (.reason, also its str()), e.g. no device, or a library built
+    without CUDA or for other GPUs."""
+
+    __slots__ = ("_available", "reason")
+
+    def __init__(self, available, reason):
+        self._available = bool(available)
+        self.reason = reason
+
+    def __bool__(self):
+        return self._available
+
+    def __eq__(self, other):
+        if isinstance(other, (bool, GpuAvailability)):
+            return self._available == bool(other)
+        return NotImplemented
+
+    def __hash__(self):
+        return hash(self._available)
+
+    def __str__(self):
+        return "the GPU backend is available" if self._available else self.reason
+
+    def __repr__(self):
+        return "GpuAvailability(True)" if self._available else f"GpuAvailability(False, reason={self.reason!r})"
+
+
 def gpu_available():
-    """True when the GPU backend can run here (built with CUDA, a device with code for it)."""
-    return _tiledqr.gpu_status()[0] == 0
+    """Whether backend='gpu' can run here (built with CUDA, a device with code
+    for it): a GpuAvailability, true or false as a bool, whose .reason says
+    why not when it is false."""
+    status, message = _tiledqr.gpu_status()
+    return GpuAvailability(status == 0, message or "")
 
 
-def _real_dtype(arr, name):
-    """The precision an array is factored in: float32 and float64 stay, other
-    real numbers become float64; the rest is refused."""
+def _checked_array(x, name, ndims):
+    """The one check of an array argument, made by every public function and
+    method that takes one, so that each refuses the same things in the same
+    way. Returns x as a NumPy array and the precision it is computed in:
+    float32 and float64 stay, integers, booleans and Python objects of real
+    numbers become float64 (as numpy.linalg reads them). Raises ValueError
+    when its number of dimensions is not one of `ndims` (an int: at least
+    that many) or its entries are not real numbers (complex ones included),
+    TypeError for float16 and long double (numpy.linalg's error)."""
+    arr = _np.asarray(x)
+    if isinstance(ndims, int):
+        if arr.ndim < ndims:
+            raise ValueError(f"{name} must be an array of at least {ndims} dimensions (..., m, n), got {arr.ndim}-D")
+    elif arr.ndim not in ndims:
+        raise ValueError(f"{name} must be a {' or '.join(f'{d}-D' for d in ndims)} array, got {arr.ndim}-D")
     kind = arr.dtype.kind
     if kind == "f":
-        if arr.dtype.itemsize in (4, 8):
-            return _np.dtype(_np.float32 if arr.dtype.itemsize == 4 else _np.float64)
-        raise TypeError(f"{name} has dtype {arr.dtype}, which tiledqr does not factor (nor does numpy.linalg): "
-                        f"convert it with .astype(numpy.float32) or .astype(numpy.float64)")
-    if kind in "iubO":  # as numpy.linalg: integers, booleans and Python objects are read as float64
-        return _np.dtype(_np.float64)
+        if arr.dtype.itemsize not in (4, 8):
+            raise TypeError(f"{name} has dtype {arr.dtype}, which tiledqr does not factor (nor does numpy.linalg): "
+                            f"convert it with .astype(numpy.float32) or .astype(numpy.float64)")
+        return arr, _np.dtype(_np.float32 if arr.dtype.itemsize == 4 else _np.float64)
+    if kind in "iub":
+        return arr, _np.dtype(_np.float64)
+    if kind == "O":  # converted here, so an entry that is not a real number is refused as a complex one is
+        try:
+            return arr.astype(_np.float64), _np.dtype(_np.float64)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"{name} must hold real numbers; an entry of its object array is not one ({error})") \
+                from None
     raise ValueError(f"{name} must hold real numbers (float32, float64, integers or booleans), got dtype "
                      f"{arr.dtype}; complex matrices are not supported")
 
 
-def _stack(a, name, dtype=None):
-    """A (..., m, n) as a writable (batch, n, m) C-ordered array of float32 or
-    float64: each matrix Fortran-ordered, the stack flattened, the input
+def _stack(arr, dtype):
+    """A checked (..., m, n) as a writable (batch, n, m) C-ordered array of
+    `dtype`: each matrix Fortran-ordered, the stack flattened, the input
     copied (whatever its strides and byte order) and never modified."""
-    arr = _np.asarray(a)
-    if arr.ndim < 2:
-        raise ValueError(f"{name} must be an array of at least 2 dimensions (..., m, n), got {arr.ndim}-D")
-    dtype = dtype or _real_dtype(arr, name)
     *lead, m, n = arr.shape
     lead = tuple(lead)
     work = _np.empty((int(_np.prod(lead, dtype=_np.int64)), n, m), dtype=dtype)
@@ -72,13 +120,8 @@ def _stack(a, name, dtype=None):
     return work, lead, m, n
 
 
-def _matrix(a, name, ndim=(2,), dtype=None):
-    """A (m, n) (or (m,), read as a column, where ndim allows) as a writable
-    Fortran-ordered copy."""
-    arr = _np.asarray(a)
-    if arr.ndim not in ndim:
-        raise ValueError(f"{name} must be a {' or '.join(f'{d}-D' for d in ndim)} array, got {arr.ndim}-D")
-    dtype = dtype or _real_dtype(arr, name)
+def _matrix(arr, dtype):
+    """A checked (m, n) (or (m,)) as a writable Fortran-ordered copy of `dtype`."""
     out = _np.empty(arr.shape, dtype=dtype, order="F")
     out[...] = arr
     return out
@@ -104,11 +147,37 @@ def _options(tree, tile, threads, kernels="lapack", inner_block=None):
                 tree=_TREES[tree], threads=_int_option(threads, "threads", 0), backend=_KERNELS[kernels])
 
 
-def _check_finite(work, name):
+def _backend_options(backend, tree, tile, threads, arrays):
+    """The options of a call on `backend`, checked: for 'cpu' all of them;
+    for 'gpu' the tree and tile (the GPU library says which tiles it runs),
+    threads must be None, the checked `arrays` ({name: array}) finite, and
+    then the GPU available (RuntimeError, with the reason, where it is not),
+    so that a bad argument is a ValueError with or without a GPU. (On the
+    CPU the library finds a NaN as it copies the matrix.)"""
+    if backend == "cpu":
+        return _options(tree, tile, threads)
+    if backend != "gpu":
+        raise ValueError(f"backend must be 'cpu' or 'gpu', got {backend!r}")
+    if threads is not None:
+        raise ValueError("threads applies to backend='cpu' only")
+    opts = _options(tree, tile, None)
+    for name, arr in arrays.items():
+        _check_finite(arr, name)
+    available = gpu_available()
+    if not available:
+        raise RuntimeError(f"backend='gpu' is not available: {available.reason}")
+    return dict(tree=opts["tree"], tile=opts["tile"])
+
+
+def _check_finite(arr, name):
     # min and max carry a NaN through, and show an infinity, without a
     # temporary as large as the input.
-    if work.size and not (_np.isfinite(work.min()) and _np.isfinite(work.max())):
+    if arr.size and arr.dtype.kind == "f" and not (_np.isfinite(arr.min()) and _np.isfinite(arr.max())):
         raise ValueError(f"{name} contains NaN or infinity")
+
+
+def _double(dtype):
+    return dtype == _np.float64
 
 
 class Factors:
@@ -128,23 +197,23 @@ class Factors:
         return self._r.copy()
 
     def _apply(self, b, trans):
-        arr = _np.asarray(b)
+        arr, _ = _checked_array(b, "B", (1, 2))
         vector = arr.ndim == 1
-        mat = _matrix(arr, "B", ndim=(1, 2), dtype=self.dtype)
+        mat = _matrix(arr, self.dtype)  # in the factors' precision
         if vector:
             mat = mat.reshape(-1, 1, order="F")
         if mat.shape[0] != self.shape[0]:
             raise ValueError(f"B has {mat.shape[0]} rows, the factored matrix {self.shape[0]}")
         _check_finite(mat, "B")
-        (self._f.dormqr if self.dtype == _np.float64 else self._f.sormqr)(trans, mat)
+        (self._f.dormqr if _double(self.dtype) else self._f.sormqr)(trans, mat)
         return mat[:, 0] if vector else mat
 
     def apply_qt(self, b):
-        """Q^T B as a new array (B: (m,) or (m, k))."""
+        """Q^T B as a new array (B: (m,) or (m, k)), in the factors' precision."""
         return self._apply(b, "T")
 
     def apply_q(self, b):
-        """Q B as a new array (B: (m,) or (m, k))."""
+        """Q B as a new array (B: (m,) or (m, k)), in the factors' precision."""
         return self._apply(b, "N")
 
     def q(self, mode="reduced"):
@@ -153,23 +222,18 @@ class Factors:
         if mode not in ("reduced", "complete"):
             raise ValueError(f"mode must be 'reduced' or 'complete', got {mode!r}")
         k = min(m, n) if mode == "reduced" else m
-        return (self._f.dorgqr if self.dtype == _np.float64 else self._f.sorgqr)(k)
+        return (self._f.dorgqr if _double(self.dtype) else self._f.sorgqr)(k)
 
 
-def _check_backend(backend):
-    if backend not in ("cpu", "gpu"):
-        raise ValueError(f"backend must be 'cpu' or 'gpu', got {backend!r}")
-
-
-def _geqrf(work, keep, backend, tree, tile, threads):
+def _geqrf(work, keep, backend, opts):
     """Factors each matrix of the (batch, n, m) stack in place (R on and
-    above the diagonal, zeros below); returns the binding's factors, one
-    per matrix, when `keep`."""
-    _check_backend(backend)
-    if backend == "gpu":
-        return _gpu_geqrf(work, keep, tree, tile, threads)
-    opts = _options(tree, tile, threads)
-    return (_tiledqr.dgeqrf_batch if work.dtype == _np.float64 else _tiledqr.sgeqrf_batch)(work, keep, **opts)
+    above the diagonal, zeros below) with checked options; returns the
+    binding's factors, one per matrix, when `keep`."""
+    if backend == "gpu" and work.size:
+        return (_tiledqr.dgpu_geqrf_batch if _double(work.dtype) else _tiledqr.sgpu_geqrf_batch)(work, keep, **opts)
+    if backend == "gpu":  # an empty matrix or stack: nothing for the GPU to do, the CPU's empty factors
+        opts = _options(None, None, None)
+    return (_tiledqr.dgeqrf_batch if _double(work.dtype) else _tiledqr.sgeqrf_batch)(work, keep, **opts)
 
 
 def factor(a, backend="cpu", tree=None, tile=None, threads=None):
@@ -182,24 +246,12 @@ def factor(a, backend="cpu", tree=None, tile=None, threads=None):
     the tile size (None: chosen from the shape and threads; at most the
     matrix).
     """
-    arr = _np.asarray(a)
-    if arr.ndim != 2:
-        raise ValueError(f"A must be a 2-D array, got {arr.ndim}-D")
-    work, _, m, n = _stack(arr, "A")
-    handle = _geqrf(work, True, backend, tree, tile, threads)[0]
+    arr, dtype = _checked_array(a, "A", (2,))
+    opts = _backend_options(backend, tree, tile, threads, {"A": arr})
+    work, _, m, n = _stack(arr, dtype)
+    handle = _geqrf(work, True, backend, opts)[0]
     k = min(m, n)
     return Factors(handle, _np.ascontiguousarray(work[0, :, :k].T), work.dtype)
-
-
-def _gpu_geqrf(work, keep, tree, tile, threads):
-    status, message = _tiledqr.gpu_status()
-    if status != 0:
-        raise RuntimeError(f"backend='gpu' is not available: {message}")
-    if threads is not None:
-        raise ValueError("threads applies to backend='cpu' only")
-    opts = _options(tree, tile, None)  # the GPU library says which tiles it runs
-    return (_tiledqr.dgpu_geqrf_batch if work.dtype == _np.float64 else _tiledqr.sgpu_geqrf_batch)(
-        work, keep, opts["tree"], opts["tile"])
 
 
 def qr(a, mode="reduced", backend="cpu", tree=None, tile=None, threads=None):
@@ -211,19 +263,19 @@ def qr(a, mode="reduced", backend="cpu", tree=None, tile=None, threads=None):
     parallel, each matrix on one thread when there are at least as many
     matrices as threads. Other arguments as factor().
     """
+    arr, dtype = _checked_array(a, "A", 2)
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"mode must be 'reduced', 'complete' or 'r', got {mode!r}")
-    _check_backend(backend)
-    work, lead, m, n = _stack(a, "A")
+    opts = _backend_options(backend, tree, tile, threads, {"A": arr})
+    work, lead, m, n = _stack(arr, dtype)
     k = min(m, n)
     cols = k if mode == "reduced" else m
     if backend == "cpu" and mode != "r":  # R and Q together, matrix by matrix, no handles
-        q = (_tiledqr.dqr_batch if work.dtype == _np.float64 else _tiledqr.sqr_batch)(
-            work, cols, **_options(tree, tile, threads))
+        q = (_tiledqr.dqr_batch if _double(dtype) else _tiledqr.sqr_batch)(work, cols, **opts)
     else:
-        handles = _geqrf(work, mode != "r", backend, tree, tile, threads)
+        handles = _geqrf(work, mode != "r", backend, opts)
         if mode != "r":
-            q = (_tiledqr.dorgqr_batch if work.dtype == _np.float64 else _tiledqr.sorgqr_batch)(handles, m, cols, 0)
+            q = (_tiledqr.dorgqr_batch if _double(dtype) else _tiledqr.sorgqr_batch)(handles, m, cols, 0)
     # The library leaves R, zeros below, in the stack's (Fortran-ordered)
     # matrices: R is a view of them where it is all of each, a copy of its
     # rows where it is a small part (k < m) that should not hold the rest.
@@ -236,7 +288,7 @@ def qr(a, mode="reduced", backend="cpu", tree=None, tile=None, threads=None):
     return q.swapaxes(-1, -2).reshape(lead + (m, cols)), r
 
 
-def lstsq(a, b, tree=None, tile=None, threads=None):
+def lstsq(a, b, backend="cpu", tree=None, tile=None, threads=None):
     """X = argmin ||A X - B|| for A (m, n) of full rank; B (m,) or (m, k).
 
     Returns X only ((n,) or (n, k)), numpy.linalg.lstsq's first result. For
@@ -246,40 +298,48 @@ def lstsq(a, b, tree=None, tile=None, threads=None):
     as NumPy. Raises numpy.linalg.LinAlgError when some |R_ii| <=
     max(m, n) * eps * max_j |R_jj| (A not of full rank), where NumPy would
     return a solution of its own choosing.
+
+    backend 'gpu': for m >= n the factorisation, Q^T B and the triangular
+    solve run on the GPU; for m < n the factorisation of A^T runs there and
+    the small triangular solve and Q Y on the host. The same arguments and
+    errors as on the CPU; threads must be None, tile 0, 32, 64, 128 or 256.
+    Other arguments as factor().
     """
-    arr_a, arr_b = _np.asarray(a), _np.asarray(b)
-    if arr_a.ndim != 2:
-        raise ValueError(f"A must be a 2-D array, got {arr_a.ndim}-D")
-    if arr_b.ndim not in (1, 2):
-        raise ValueError(f"B must be a 1-D or 2-D array, got {arr_b.ndim}-D")
-    dtype = _np.result_type(_real_dtype(arr_a, "A"), _real_dtype(arr_b, "B"))
+    arr_a, dtype_a = _checked_array(a, "A", (2,))
+    arr_b, dtype_b = _checked_array(b, "B", (1, 2))
+    dtype = _np.result_type(dtype_a, dtype_b)
     m, n = arr_a.shape
     vector = arr_b.ndim == 1
     if arr_b.shape[0] != m:
         raise ValueError(f"B has {arr_b.shape[0]} rows, A has {m}")
-    if 0 < m < n:
-        if arr_b.ndim == 2 and arr_b.shape[1] == 0:
-            return _np.zeros((n, 0), dtype=dtype)
-        return _least_norm(arr_a, arr_b, dtype, tree, tile, threads)
-    mat = _matrix(arr_a, "A", dtype=dtype)
+    opts = _backend_options(backend, tree, tile, threads, {"A": arr_a, "B": arr_b})
     nrhs = 1 if vector else arr_b.shape[1]
+    if 0 < m < n:
+        if nrhs == 0:
+            return _np.zeros((n, 0), dtype=dtype)
+        return _least_norm(arr_a, arr_b, dtype, backend, tree, tile, threads)
+    mat = _matrix(arr_a, dtype)
     # B's rows: max(m, n), as LAPACK's ?gels (n > m only when m = 0).
     rhs = _np.empty((max(m, n), nrhs), dtype=dtype, order="F")
     rhs[:m, :] = arr_b.reshape(m, nrhs)
     rhs[m:, :] = 0
-    opts = _options(tree, tile, threads)
-    (_tiledqr.dgels if dtype == _np.float64 else _tiledqr.sgels)(mat, rhs, **opts)
+    if backend == "gpu" and m and n:
+        (_tiledqr.dgpu_gels if _double(dtype) else _tiledqr.sgpu_gels)(mat, rhs, **opts)
+    else:  # the CPU, or the quick return of an empty A (X = 0), which the GPU library does not take
+        if backend == "gpu":
+            opts = _options(None, None, None)
+        (_tiledqr.dgels if _double(dtype) else _tiledqr.sgels)(mat, rhs, **opts)
     x = rhs[:n, :].copy()
     return x[:, 0] if vector else x
 
 
-def _least_norm(a, b, dtype, tree, tile, threads):
-    """X of least norm with A X = B, A (m, n) of rank m < n: A^T = Q R, then
-    R^T Y = B and X = Q [Y; 0]."""
+def _least_norm(a, b, dtype, backend, tree, tile, threads):
+    """X of least norm with A X = B, A (m, n) of rank m < n (both checked):
+    A^T = Q R, then R^T Y = B and X = Q [Y; 0]."""
     m, n = a.shape
-    rhs = _matrix(b, "B", ndim=(1, 2), dtype=dtype)
+    rhs = _matrix(b, dtype)
     _check_finite(rhs, "B")
-    f = factor(_np.asarray(a, dtype=dtype).T, tree=tree, tile=tile, threads=threads)
+    f = factor(_np.asarray(a, dtype=dtype).T, backend=backend, tree=tree, tile=tile, threads=threads)
     r = f.r()
     diagonal = _np.abs(_np.diag(r))
     if not (diagonal > max(m, n) * _np.finfo(dtype).eps * diagonal.max()).all():

@@ -171,18 +171,32 @@ CArray<T> qr_batch(CArray<T> work, int64_t k, int tile, int inner_block, int tre
   return q;
 }
 
-// B (max(m, n), k) ← X in its first n rows; A ← R.
+// Where a least-squares problem is solved.
+enum class Device { cpu, gpu };
+
+// B (max(m, n), k) ← X in its first n rows; A ← R: tiledqr_?gels on the CPU,
+// or tiledqr_gpu_?gels_host (m ≥ n ≥ 1) on the GPU.
 template <typename T>
-void gels(FortranArray<T> a, FortranArray<T> b, int tile, int inner_block, int tree, int threads, int backend) {
+void gels(FortranArray<T> a, FortranArray<T> b, const tiledqr_options& opts, [[maybe_unused]] Device device) {
   const int64_t m = a.shape(0), n = a.shape(1), k = b.shape(1);
   const int64_t lda = std::max<int64_t>(1, m), ldb = std::max<int64_t>(1, b.shape(0));
-  const tiledqr_options opts = make_options(tile, inner_block, tree, threads, backend);
   T* ad = a.mutable_data();
   T* bd = b.mutable_data();
   run_released([&] {
+#ifdef TILEDQR_PYTHON_GPU
+    if (device == Device::gpu) {
+      if constexpr (std::is_same_v<T, double>) return tiledqr_gpu_dgels_host(m, n, k, ad, lda, bd, ldb, &opts);
+      else return tiledqr_gpu_sgels_host(m, n, k, ad, lda, bd, ldb, &opts);
+    }
+#endif
     if constexpr (std::is_same_v<T, double>) return tiledqr_dgels(m, n, k, ad, lda, bd, ldb, &opts);
     else return tiledqr_sgels(m, n, k, ad, lda, bd, ldb, &opts);
   });
+}
+
+template <typename T>
+void cpu_gels(FortranArray<T> a, FortranArray<T> b, int tile, int inner_block, int tree, int threads, int backend) {
+  gels(a, b, make_options(tile, inner_block, tree, threads, backend), Device::cpu);
 }
 
 #ifdef TILEDQR_PYTHON_GPU
@@ -218,6 +232,14 @@ py::object gpu_geqrf_batch(CArray<T> work, bool keep, int tree, int tile) {
   if (!keep) return py::none();
   return wrap_factors(handles, std::is_same_v<T, double>);
 }
+
+template <typename T>
+void gpu_gels(FortranArray<T> a, FortranArray<T> b, int tree, int tile) {
+  tiledqr_options opts{};
+  opts.tree = tree;
+  opts.tile = tile;
+  gels(a, b, opts, Device::gpu);
+}
 #endif
 
 }  // namespace
@@ -247,12 +269,14 @@ PYBIND11_MODULE(_tiledqr, m) {
         py::arg("tree"), py::arg("threads"), py::arg("backend"));
   m.def("dorgqr_batch", &orgqr_batch<double>, py::arg("factors"), py::arg("m"), py::arg("k"), py::arg("threads"));
   m.def("sorgqr_batch", &orgqr_batch<float>, py::arg("factors"), py::arg("m"), py::arg("k"), py::arg("threads"));
-  std::apply([&](auto... a) { m.def("dgels", &gels<double>, a...); }, options(inout("a"), inout("b")));
-  std::apply([&](auto... a) { m.def("sgels", &gels<float>, a...); }, options(inout("a"), inout("b")));
+  std::apply([&](auto... a) { m.def("dgels", &cpu_gels<double>, a...); }, options(inout("a"), inout("b")));
+  std::apply([&](auto... a) { m.def("sgels", &cpu_gels<float>, a...); }, options(inout("a"), inout("b")));
   m.def("version", [] { return std::string(tiledqr_version()); });
 #ifdef TILEDQR_PYTHON_GPU
   m.def("dgpu_geqrf_batch", &gpu_geqrf_batch<double>, inout("work"), py::arg("keep"), py::arg("tree"), py::arg("tile"));
   m.def("sgpu_geqrf_batch", &gpu_geqrf_batch<float>, inout("work"), py::arg("keep"), py::arg("tree"), py::arg("tile"));
+  m.def("dgpu_gels", &gpu_gels<double>, inout("a"), inout("b"), py::arg("tree"), py::arg("tile"));
+  m.def("sgpu_gels", &gpu_gels<float>, inout("a"), inout("b"), py::arg("tree"), py::arg("tile"));
   m.def("gpu_status", [] {
     const int status = tiledqr_gpu_check_device();
     return py::make_tuple(status, std::string(status == TILEDQR_SUCCESS ? "" : tiledqr_last_error()));

@@ -32,6 +32,15 @@ struct BenchCase {
   bool check = true;              // compute residual and orthogonality (of the last run)
 };
 
+// c with one set of the tiling knobs: tile, inner block, tree and threads.
+inline BenchCase with_tiling(BenchCase c, int tile, int inner_block, const std::string& tree, int threads) {
+  c.tile = tile;
+  c.inner_block = inner_block;
+  c.tree = tree;
+  c.threads = threads;
+  return c;
+}
+
 struct BenchOutcome {
   std::vector<double> seconds;  // one per timed repeat
   double residual = std::numeric_limits<double>::quiet_NaN();

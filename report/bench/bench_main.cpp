@@ -266,15 +266,12 @@ int bench_main(int argc, char** argv) {
                   for (const int tile : tiles)
                     for (const int executor_count : executors)
                       for (const double weight : weights) {
-                        c.precision = precision;
-                        c.backend = backend;
-                        c.tree = tree;
-                        c.threads = thread_count;
-                        c.tile = tile;
-                        c.inner_block = inner_block;
-                        c.executors_per_sm = executor_count;
-                        c.double_task_weight = weight;
-                        cases.push_back(c);
+                        BenchCase run = with_tiling(c, tile, inner_block, tree, thread_count);
+                        run.precision = precision;
+                        run.backend = backend;
+                        run.executors_per_sm = executor_count;
+                        run.double_task_weight = weight;
+                        cases.push_back(run);
                       }
         }
       }

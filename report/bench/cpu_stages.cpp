@@ -25,7 +25,7 @@ Options options_of(const BenchCase& c) {
   o.tree = parse_tree(c.tree);
   o.threads = c.threads;
   // The hierarchical tree as the library's tile choice runs it: one domain
-  // per thread, each a flat tree (common/tile_choice.hpp).
+  // per thread, each a flat tree (common/factorization/tile_choice.hpp).
   if (o.tree == Tree::hierarchical) o.tree_domains = std::max(1, c.threads);
   return o;
 }

@@ -128,7 +128,7 @@ void add_fr2_cpu(std::vector<BenchCase>& cases, int hardware_threads) {
     }
 }
 
-// The sweep that calibrates the CPU's tile table (common/tile_choice.cpp):
+// The sweep that calibrates the CPU's tile table (common/factorization/tile_choice.cpp):
 // every candidate tile, inner block and (tall shapes) tree on squares from
 // 64 to 4096 and on tall matrices of 2^23 elements with n from 32 to 512,
 // for each thread count up to the machine's; one thread runs FR1 (as a
@@ -142,11 +142,7 @@ void add_tile_choice_cpu(std::vector<BenchCase>& cases, int hardware_threads) {
   for (const int t : thread_counts(hardware_threads)) {
     const std::string stage = t == 1 ? "fr1" : "fr2";
     const auto add = [&](Shape s, int tile, int ib, const std::string& tree) {
-      BenchCase c = make(stage, s);
-      c.threads = t;
-      c.tile = tile;
-      c.inner_block = ib;
-      c.tree = tree;
+      BenchCase c = with_tiling(make(stage, s), tile, ib, tree, t);
       c.check = false;
       cases.push_back(c);
     };
@@ -213,7 +209,7 @@ void add_fr4_qr(std::vector<BenchCase>& cases) {
   for (BenchCase& c : cases) c.check = false;
 }
 
-// The sweep that calibrates the GPU's tile table (common/tile_choice.cpp):
+// The sweep that calibrates the GPU's tile table (common/factorization/tile_choice.cpp):
 // FR4 with the warp kernels' tile 32 and the block kernels' 64, 128 and
 // 256 (inner block 32) where each could win, cuSOLVER beside it, both
 // precisions on squares and double on tall matrices (binary tree). The

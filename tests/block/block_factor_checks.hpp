@@ -23,7 +23,6 @@
 #include "kernels/block/ttqrt.cuh"
 #include "kernels/host/geqrt.hpp"
 #include "kernels/host/tsqrt.hpp"
-#include "kernels/host/ttqrt.hpp"
 
 namespace tiledqr::block_tests {
 

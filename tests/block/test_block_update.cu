@@ -24,7 +24,6 @@
 #include "kernels/block/ttmqr.cuh"
 #include "kernels/host/ormqr.hpp"
 #include "kernels/host/tsmqr.hpp"
-#include "kernels/host/ttmqr.hpp"
 
 namespace tiledqr {
 namespace {

@@ -232,7 +232,7 @@ TEST(CapiErrors, BadArguments) {
   EXPECT_STREQ(tiledqr_last_error(), "");
   expect(tiledqr_dormqr('X', 4, 1, f, b.data(), 4), TILEDQR_ERR_INVALID_ARGUMENT, "trans");
   expect(tiledqr_dormqr('T', 5, 1, f, b.data(), 5), TILEDQR_ERR_INVALID_ARGUMENT, "rows (4)");
-  expect(tiledqr_dormqr('T', 4, 1, f, b.data(), 3), TILEDQR_ERR_INVALID_ARGUMENT, "ldB");
+  expect(tiledqr_dormqr('T', 4, 1, f, b.data(), 3), TILEDQR_ERR_INVALID_ARGUMENT, "ldb");
   expect(tiledqr_dormqr('T', 4, -1, f, b.data(), 4), TILEDQR_ERR_INVALID_ARGUMENT, "nrhs");
   expect(tiledqr_dormqr('T', 4, 1, nullptr, b.data(), 4), TILEDQR_ERR_INVALID_ARGUMENT, "NULL");
   expect(tiledqr_dorgqr(4, 5, f, b.data(), 4), TILEDQR_ERR_INVALID_ARGUMENT, "k must be");

@@ -1,9 +1,10 @@
 // Tests of the GPU C interface (include/tiledqr/tiledqr_gpu.h) through
-// libtiledqr_gpu: R and the downloaded factors against the CPU interface on
-// the same matrix, on a non-blocking stream, in both precisions and trees,
-// and clear statuses for bad arguments. Exits 77 (skipped) without a GPU.
+// libtiledqr_gpu: R and the downloaded factors, and least squares, against
+// the CPU interface on the same matrix, on a non-blocking stream, in both
+// precisions and trees, and clear statuses for bad arguments. Exits 77 (skipped) without a GPU.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <limits>
@@ -32,6 +33,29 @@ int ormqr(char t, int64_t m, int64_t k, const tiledqr_factors* f, double* b, int
 }
 int ormqr(char t, int64_t m, int64_t k, const tiledqr_factors* f, float* b, int64_t ldb) {
   return tiledqr_sormqr(t, m, k, f, b, ldb);
+}
+
+int gpu_gels(int64_t m, int64_t n, int64_t k, double* a, int64_t lda, double* b, int64_t ldb, const tiledqr_options* o,
+             cudaStream_t s) {
+  return tiledqr_gpu_dgels(m, n, k, a, lda, b, ldb, o, s);
+}
+int gpu_gels(int64_t m, int64_t n, int64_t k, float* a, int64_t lda, float* b, int64_t ldb, const tiledqr_options* o,
+             cudaStream_t s) {
+  return tiledqr_gpu_sgels(m, n, k, a, lda, b, ldb, o, s);
+}
+int gpu_gels_host(int64_t m, int64_t n, int64_t k, double* a, int64_t lda, double* b, int64_t ldb,
+                  const tiledqr_options* o) {
+  return tiledqr_gpu_dgels_host(m, n, k, a, lda, b, ldb, o);
+}
+int gpu_gels_host(int64_t m, int64_t n, int64_t k, float* a, int64_t lda, float* b, int64_t ldb,
+                  const tiledqr_options* o) {
+  return tiledqr_gpu_sgels_host(m, n, k, a, lda, b, ldb, o);
+}
+int cpu_gels(int64_t m, int64_t n, int64_t k, double* a, int64_t lda, double* b, int64_t ldb) {
+  return tiledqr_dgels(m, n, k, a, lda, b, ldb, nullptr);
+}
+int cpu_gels(int64_t m, int64_t n, int64_t k, float* a, int64_t lda, float* b, int64_t ldb) {
+  return tiledqr_sgels(m, n, k, a, lda, b, ldb, nullptr);
 }
 
 // Pass rule: ‖A − QR‖_F / (‖A‖_F·n·ε) < 50 with R from dA and Q from the
@@ -112,6 +136,99 @@ TEST(CapiGpu, HostArrayMatchesCpu) {
   std::vector<double> q(size_t(m * n));
   EXPECT_EQ(tiledqr_dorgqr(m, n, f, q.data(), m), TILEDQR_SUCCESS) << tiledqr_last_error();
   tiledqr_factors_free(f);
+}
+
+// Pass rule for least squares on the GPU, device and host arrays: X agrees
+// with the CPU's tiledqr_?gels, ‖X − X_cpu‖_F ≤ 100·n·ε·‖X_cpu‖_F (random A,
+// well conditioned); R (in A) agrees with the CPU's up to the signs of its
+// rows, to 100·n·ε·max|R|; B's rows below n and A's rows beyond m keep their
+// values.
+template <typename T>
+void check_least_squares(int64_t m, int64_t n, int64_t nrhs, int tile, uint64_t salt) {
+  SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + " nrhs " + std::to_string(nrhs) + " tile " +
+               std::to_string(tile) + (sizeof(T) == 4 ? " float" : " double"));
+  auto engine = make_engine(salt);
+  const int64_t lda = m + 2, ldb = m + 1;
+  const DenseMatrix<T> a = random_matrix<T>(lda, n, engine), b = random_matrix<T>(ldb, nrhs, engine);
+  std::vector<T> r_cpu = a.data, x_cpu = b.data;
+  ASSERT_EQ(cpu_gels(m, n, nrhs, r_cpu.data(), lda, x_cpu.data(), ldb), TILEDQR_SUCCESS) << tiledqr_last_error();
+  tiledqr_options opts{};
+  opts.tile = tile;
+  const T eps = std::numeric_limits<T>::epsilon();
+  const auto compare = [&](const std::vector<T>& r, const std::vector<T>& x) {
+    double diff = 0, norm = 0, largest = 0;
+    for (int64_t j = 0; j < nrhs; ++j) {
+      for (int64_t i = 0; i < n; ++i) {
+        diff += std::pow(double(x[size_t(i + j * ldb)]) - double(x_cpu[size_t(i + j * ldb)]), 2);
+        norm += std::pow(double(x_cpu[size_t(i + j * ldb)]), 2);
+      }
+      for (int64_t i = n; i < ldb; ++i) ASSERT_EQ(x[size_t(i + j * ldb)], b(i, j)) << "B below row n";
+    }
+    EXPECT_LE(std::sqrt(diff), 100.0 * double(n) * double(eps) * std::sqrt(norm));
+    for (int64_t j = 0; j < n; ++j) largest = std::max(largest, std::abs(double(r_cpu[size_t(j + j * lda)])));
+    for (int64_t j = 0; j < n; ++j) {
+      for (int64_t i = 0; i <= j; ++i)
+        ASSERT_NEAR(std::abs(double(r[size_t(i + j * lda)])), std::abs(double(r_cpu[size_t(i + j * lda)])),
+                    100.0 * double(n) * double(eps) * largest) << "R(" << i << "," << j << ")";
+      for (int64_t i = m; i < lda; ++i) ASSERT_EQ(r[size_t(i + j * lda)], a(i, j)) << "A beyond m";
+    }
+  };
+  // Host arrays.
+  std::vector<T> r_host = a.data, x_host = b.data;
+  ASSERT_EQ(gpu_gels_host(m, n, nrhs, r_host.data(), lda, x_host.data(), ldb, &opts), TILEDQR_SUCCESS)
+      << tiledqr_last_error();
+  compare(r_host, x_host);
+  // Device arrays on a non-blocking stream.
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  T *d_a = nullptr, *d_b = nullptr;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&d_a), a.data.size() * sizeof(T)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&d_b), std::max<size_t>(1, b.data.size()) * sizeof(T)), cudaSuccess);
+  ASSERT_EQ(cudaMemcpyAsync(d_a, a.data.data(), a.data.size() * sizeof(T), cudaMemcpyHostToDevice, stream), cudaSuccess);
+  ASSERT_EQ(cudaMemcpyAsync(d_b, b.data.data(), b.data.size() * sizeof(T), cudaMemcpyHostToDevice, stream), cudaSuccess);
+  ASSERT_EQ(gpu_gels(m, n, nrhs, d_a, lda, d_b, ldb, &opts, stream), TILEDQR_SUCCESS) << tiledqr_last_error();
+  std::vector<T> r_dev(a.data.size()), x_dev(b.data.size());
+  ASSERT_EQ(cudaMemcpy(r_dev.data(), d_a, r_dev.size() * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(x_dev.data(), d_b, x_dev.size() * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
+  compare(r_dev, x_dev);
+  cudaFree(d_a);
+  cudaFree(d_b);
+  cudaStreamDestroy(stream);
+}
+
+TEST(CapiGpu, LeastSquaresMatchesCpu) {
+  uint64_t salt = 200;
+  for (const int tile : {0, 32, 64})
+    for (const auto& [m, n] : std::vector<std::pair<int64_t, int64_t>>{{1, 1}, {64, 64}, {100, 37}, {300, 64}})
+      for (const int64_t nrhs : {0, 1, 3}) {
+        check_least_squares<double>(m, n, nrhs, tile, salt++);
+        check_least_squares<float>(m, n, nrhs, tile, salt++);
+      }
+}
+
+// A matrix with two equal columns: TILEDQR_RANK_DEFICIENT, as the CPU's
+// ?gels, with R in A and B unchanged (host and device arrays).
+TEST(CapiGpu, LeastSquaresRankDeficient) {
+  auto engine = make_engine(300);
+  const int64_t m = 50, n = 8;
+  DenseMatrix<double> a = random_matrix<double>(m, n, engine);
+  for (int64_t i = 0; i < m; ++i) a(i, 5) = a(i, 2);
+  const DenseMatrix<double> b = random_matrix<double>(m, 2, engine);
+  std::vector<double> r = a.data, x = b.data;
+  EXPECT_EQ(tiledqr_gpu_dgels_host(m, n, 2, r.data(), m, x.data(), m, nullptr), TILEDQR_RANK_DEFICIENT);
+  EXPECT_NE(std::string(tiledqr_last_error()).find("rank-deficient"), std::string::npos) << tiledqr_last_error();
+  EXPECT_EQ(x, b.data) << "B unchanged";
+  EXPECT_NE(r, a.data) << "A holds R";
+  double *d_a = nullptr, *d_b = nullptr;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&d_a), a.data.size() * sizeof(double)), cudaSuccess);
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&d_b), b.data.size() * sizeof(double)), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(d_a, a.data.data(), a.data.size() * sizeof(double), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(d_b, b.data.data(), b.data.size() * sizeof(double), cudaMemcpyHostToDevice), cudaSuccess);
+  EXPECT_EQ(tiledqr_gpu_dgels(m, n, 2, d_a, m, d_b, m, nullptr, nullptr), TILEDQR_RANK_DEFICIENT);
+  ASSERT_EQ(cudaMemcpy(x.data(), d_b, x.size() * sizeof(double), cudaMemcpyDeviceToHost), cudaSuccess);
+  EXPECT_EQ(x, b.data) << "dB unchanged";
+  cudaFree(d_a);
+  cudaFree(d_b);
 }
 
 TEST(CapiGpu, BadArguments) {

@@ -71,6 +71,27 @@ TEST(CapiGpuArguments, HostMatrix) {
   expect_invalid(tiledqr_gpu_sgeqrf_host(4, 4, s.data(), 4, &host, nullptr), "A(4,4) is not finite");
 }
 
+TEST(CapiGpuArguments, LeastSquares) {
+  std::vector<double> a(16, 1.0), b(8, 1.0);  // stand for device memory in the dA/dB calls: never read
+  const tiledqr_options tile48 = with_tile(48);
+  expect_invalid(tiledqr_gpu_dgels(2, 4, 1, a.data(), 2, b.data(), 4, nullptr, nullptr), "least squares needs m >= n");
+  expect_invalid(tiledqr_gpu_dgels(4, 4, 1, a.data(), 4, b.data(), 2, nullptr, nullptr), "lddb (2) must be >= m (4)");
+  expect_invalid(tiledqr_gpu_dgels(4, 4, -1, a.data(), 4, b.data(), 4, nullptr, nullptr), "nrhs must be >= 0");
+  expect_invalid(tiledqr_gpu_dgels(4, 4, 1, a.data(), 4, nullptr, 4, nullptr, nullptr), "dB is NULL");
+  expect_invalid(tiledqr_gpu_dgels(4, 4, 1, nullptr, 4, b.data(), 4, nullptr, nullptr), "dA is NULL");
+  expect_invalid(tiledqr_gpu_dgels(0, 0, 1, a.data(), 1, b.data(), 1, nullptr, nullptr), "at least 1x1");
+  expect_invalid(tiledqr_gpu_dgels(4, 4, 1, a.data(), 4, b.data(), 4, &tile48, nullptr), "tiles of 32, 64, 128 or 256");
+  std::vector<float> sa(16, 1.0f), sb(8, 1.0f);
+  expect_invalid(tiledqr_gpu_sgels(4, 4, 2, sa.data(), 3, sb.data(), 4, nullptr, nullptr), "ldda (3) must be >= m (4)");
+  expect_invalid(tiledqr_gpu_sgels_host(4, 4, 1, sa.data(), 4, sb.data(), 3, nullptr), "ldb (3) must be >= m (4)");
+  expect_invalid(tiledqr_gpu_sgels_host(4, 5, 1, sa.data(), 4, sb.data(), 4, nullptr), "least squares needs m >= n");
+  b[6] = std::nan("");
+  expect_invalid(tiledqr_gpu_dgels_host(4, 4, 2, a.data(), 4, b.data(), 4, nullptr), "B(3,2) is not finite");
+  a[0] = INFINITY;
+  expect_invalid(tiledqr_gpu_dgels_host(4, 4, 2, a.data(), 4, b.data(), 4, nullptr), "A(1,1) is not finite");
+  expect_invalid(tiledqr_gpu_dgels_host(4, 4, 1, a.data(), 4, b.data(), 4, &tile48), "tiles of 32, 64, 128 or 256");
+}
+
 TEST(CapiGpuArguments, Handles) {
   tiledqr_factors* host = nullptr;
   expect_invalid(tiledqr_gpu_factors_download(nullptr, &host), "factors is NULL");

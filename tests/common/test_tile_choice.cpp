@@ -1,4 +1,4 @@
-// choose_tile (common/tile_choice.hpp): the tile, inner block and tree a
+// choose_tile (common/factorization/tile_choice.hpp): the tile, inner block and tree a
 // factorisation gets when the caller leaves them to the library.
 #include "tile_choice.hpp"
 

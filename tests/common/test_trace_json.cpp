@@ -1,5 +1,5 @@
 // Tests for common/trace_json.{hpp,cpp}: the Chrome trace-event file Perfetto opens, and
-// common/program.hpp's json_string, which writes its names.
+// common/program/program.hpp's json_string, which writes its names.
 #include "trace_json.hpp"
 
 #include <gtest/gtest.h>

@@ -6,7 +6,7 @@
 //   Pass rule: every entry of R̂, V2 and of the updated [C1; C2] differs from
 //   LAPACK's by at most 20·(m + n)·ε·max(1, max|input|) — rounding level.
 //
-// TreeDag: the binary and greedy DAGs of common/dag.hpp, run by FR1 in random
+// TreeDag: the binary and greedy DAGs of common/task_graph/dag.hpp, run by FR1 in random
 // valid orders.
 //   Pass rule: every DAG task is issued exactly once; in every run order each
 //   tile part and T factor sees its reads and writes in program order (the
@@ -32,8 +32,8 @@
 #include "dag.hpp"
 #include "elimination_tree.hpp"
 #include "kernels/householder.hpp"
-#include "kernels/host/ttmqr.hpp"
-#include "kernels/host/ttqrt.hpp"
+#include "kernels/host/tsmqr.hpp"
+#include "kernels/host/tsqrt.hpp"
 #include "kernels/lapack/lapack_kernels.hpp"
 #include "serial_executor.hpp"
 

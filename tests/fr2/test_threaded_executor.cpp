@@ -243,7 +243,7 @@ TEST(ThreadedTrace, RecordsEveryTaskWithItsWorker) {
 }
 
 // Pass rule: ‖A − QR‖_F/(‖A‖_F·n·ε) < 50 and ‖I − QᵀQ‖_F/(n·ε) < 50
-// (common/checks.hpp) for a 32768×64 matrix, tile 32, every tree, both
+// (common/factorization/checks.hpp) for a 32768×64 matrix, tile 32, every tree, both
 // precisions, on 4 workers.
 template <typename T>
 void check_tall_skinny(int64_t m, int64_t n, Tree tree, int threads, uint64_t seed) {

@@ -111,7 +111,7 @@ inline std::string dlatms_name(double cond, int mode) {
 
 // The pass rule of every hard matrix, whatever stage factored it:
 // ‖A − QR‖_F / (‖A‖_F·n·ε) < 50 and ‖I − QᵀQ‖_F / (n·ε) < 50
-// (common/checks.hpp), and no Inf or NaN in the tiles, the T factors, R or Q.
+// (common/factorization/checks.hpp), and no Inf or NaN in the tiles, the T factors, R or Q.
 template <typename T>
 void expect_stable_factorization(const DenseMatrix<T>& a, const Factorization<T>& f) {
   EXPECT_TRUE(all_finite(f.tiles.data));

@@ -1,6 +1,6 @@
 /* tiledqr_gpu.h — the GPU flavour of tiledqr's C interface: the tiled QR
  * factorisation of a matrix in device memory, run by the GPU task scheduler
- * (tile 32) on the caller's CUDA stream. Link with libtiledqr_gpu
+ * on the caller's CUDA stream, and least squares on the device. Link with libtiledqr_gpu
  * (pkg-config tiledqr-gpu); the host functions of tiledqr.h apply to the
  * factors once downloaded.
  *
@@ -38,9 +38,11 @@ int tiledqr_gpu_check_device(void);
 
 /* dA (m, n) column-major in device memory, ldda >= m, m, n >= 1. On success
  * dA holds R (min(m, n), n) on and above its diagonal and zeros below, and
- * *factors a new handle (factors may be NULL). Options: tile must be 0 or
- * 32; tree as in tiledqr.h (AUTO: binary when m >= 4n, else flat); threads,
- * inner_block and backend are not used. stream may be 0 (the default stream). */
+ * *factors a new handle (factors may be NULL). Options: tile 0 (chosen for
+ * the shape and precision), 32, 64, 128 or 256, with inner_block 0, 16, 32 or
+ * 64 for tiles of 64 and more (at most 32 for 256); tree as in tiledqr.h
+ * (AUTO: chosen for the shape); threads and backend are not used. stream may
+ * be 0 (the default stream). */
 int tiledqr_gpu_dgeqrf(int64_t m, int64_t n, double* dA, int64_t ldda, tiledqr_gpu_factors** factors,
                        const tiledqr_options* opts, cudaStream_t stream);
 int tiledqr_gpu_sgeqrf(int64_t m, int64_t n, float* dA, int64_t ldda, tiledqr_gpu_factors** factors,
@@ -56,6 +58,30 @@ int tiledqr_gpu_dgeqrf_host(int64_t m, int64_t n, double* A, int64_t lda, tiledq
                             const tiledqr_options* opts);
 int tiledqr_gpu_sgeqrf_host(int64_t m, int64_t n, float* A, int64_t lda, tiledqr_factors** factors,
                             const tiledqr_options* opts);
+
+/* Least squares X = argmin ||A X - B||_F on the GPU for dA (m, n) and dB
+ * (m, nrhs) in device memory, m >= n >= 1, ldda >= m, lddb >= m: the
+ * factorisation (on `stream`, as tiledqr_gpu_?geqrf), Q^T B and the
+ * triangular solve all on the device. On success dA holds R (as after
+ * tiledqr_gpu_?geqrf) and dB's first n rows hold X (its other rows are left
+ * as they were). The rank check is that of
+ * tiledqr_?gels: when some |r_ii| <= max(m, n)·eps·max_j |r_jj| it returns
+ * TILEDQR_RANK_DEFICIENT with R in dA and dB unchanged. Returns when X is in
+ * dB; applying Q^T and the solve run on the default stream and synchronise
+ * the device. Options as tiledqr_gpu_?geqrf. */
+int tiledqr_gpu_dgels(int64_t m, int64_t n, int64_t nrhs, double* dA, int64_t ldda, double* dB, int64_t lddb,
+                      const tiledqr_options* opts, cudaStream_t stream);
+int tiledqr_gpu_sgels(int64_t m, int64_t n, int64_t nrhs, float* dA, int64_t ldda, float* dB, int64_t lddb,
+                      const tiledqr_options* opts, cudaStream_t stream);
+
+/* The same for host arrays A (m, n), lda >= m, and B (m, nrhs), ldb >= m, as
+ * tiledqr_?gels of tiledqr.h computed on the GPU (A and B are copied to the
+ * device and back): A <- R, B's first n rows <- X (the others as they were);
+ * a NaN or infinity in A or B is TILEDQR_ERR_INVALID_ARGUMENT. */
+int tiledqr_gpu_dgels_host(int64_t m, int64_t n, int64_t nrhs, double* A, int64_t lda, double* B, int64_t ldb,
+                           const tiledqr_options* opts);
+int tiledqr_gpu_sgels_host(int64_t m, int64_t n, int64_t nrhs, float* A, int64_t lda, float* B, int64_t ldb,
+                           const tiledqr_options* opts);
 
 /* Frees a handle and its device memory; NULL is allowed. */
 void tiledqr_gpu_factors_free(tiledqr_gpu_factors* factors);

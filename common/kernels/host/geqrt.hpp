@@ -1,3 +1,4 @@
+// geqrt: the QR of one tile (the reference kernels).
 #pragma once
 
 #include "kernels/householder.hpp"

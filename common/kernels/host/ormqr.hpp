@@ -1,3 +1,4 @@
+// ormqr: the Q or Qᵀ of a geqrt applied to a tile (the reference kernels).
 #pragma once
 
 #include "kernels/householder.hpp"

@@ -1,3 +1,4 @@
+// The elimination trees (flat, binary, greedy, hierarchical) of one panel and the tasks they give; see elimination_tree.hpp.
 #include "elimination_tree.hpp"
 
 #include "errors.hpp"

@@ -1,3 +1,4 @@
+// The accuracy measures and the norms behind them; see checks.hpp.
 #include "checks.hpp"
 
 #include <cblas.h>

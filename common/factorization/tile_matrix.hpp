@@ -12,18 +12,27 @@
 
 namespace tiledqr {
 
-template <typename T>
-struct TileMatrix {
+// The shape of an m×n matrix cut into tiles of b rows and b columns: p×q of
+// them, the last row and column of tiles ragged. TileMatrix and RhsTiles
+// store their tiles on it.
+struct TileGrid {
   int64_t m = 0;  // logical rows
   int64_t n = 0;  // logical columns
   int b = 1;      // tile size
   int32_t p = 0;  // tile rows    = ceil(m / b)
   int32_t q = 0;  // tile columns = ceil(n / b)
+
+  TileGrid() = default;
+  TileGrid(int64_t rows, int64_t cols, int tile)
+      : m(rows), n(cols), b(tile), p(tile_count(rows, tile)), q(tile_count(cols, tile)) {}
+};
+
+template <typename T>
+struct TileMatrix : TileGrid {
   std::vector<T> data;  // p*q tiles of (b, b) col-major, ld = b
 
   TileMatrix() = default;
-  TileMatrix(int64_t rows, int64_t cols, int tile)
-      : m(rows), n(cols), b(tile), p(tile_count(rows, tile)), q(tile_count(cols, tile)) {
+  TileMatrix(int64_t rows, int64_t cols, int tile) : TileGrid(rows, cols, tile) {
     data.assign(checked_elements({p, q, b, b}, sizeof(T), "tile matrix"), T(0));
   }
 
@@ -36,11 +45,7 @@ struct TileMatrix {
   // zero fill first: for a tall matrix that pass cost as much as the copy).
   static TileMatrix from_colmajor(const T* a, int64_t rows, int64_t cols, int64_t lda, int tile) {
     TileMatrix t;
-    t.m = rows;
-    t.n = cols;
-    t.b = tile;
-    t.p = tile_count(rows, tile);
-    t.q = tile_count(cols, tile);
+    static_cast<TileGrid&>(t) = TileGrid(rows, cols, tile);
     reserve_with_huge_pages(t.data, checked_elements({t.p, t.q, tile, tile}, sizeof(T), "tile matrix"));
     for (int64_t tj = 0; tj < t.q; ++tj)
       for (int64_t ti = 0; ti < t.p; ++ti) {

@@ -1,3 +1,4 @@
+// Checked size arithmetic and the memory a run needs against what the machine allows; see size_check.hpp.
 #include "size_check.hpp"
 
 #include <sys/mman.h>

@@ -1,3 +1,4 @@
+// Names of the task kinds, backends and trees, and their parsing from text; see task.hpp.
 #include "task.hpp"
 
 #include <utility>

@@ -1,3 +1,4 @@
+// Factorization's calls on the host: R, applying Q or Qᵀ as a task graph, forming Q, least squares; see factorization.hpp.
 #include "factorization.hpp"
 
 #include <algorithm>

@@ -10,16 +10,13 @@
 
 #include "huge_pages.hpp"
 #include "size_check.hpp"
+#include "tile_matrix.hpp"
 
 namespace tiledqr {
 
+// m rows, n = the right-hand sides' columns, b the factorisation's tile.
 template <typename T>
-struct RhsTiles {
-  int64_t m = 0;     // logical rows
-  int64_t cols = 0;  // logical columns
-  int b = 1;         // tile size, the factorisation's
-  int32_t p = 0;     // tile rows    = ceil(m / b)
-  int32_t q = 0;     // tile columns = ceil(cols / b)
+struct RhsTiles : TileGrid {
   // Tile column j holds p tiles of (b, width(j)), ld = b, one after the
   // other; column j starts at j·p·b·b, since every column before the last
   // is b wide. Rows past m are zero.
@@ -27,14 +24,13 @@ struct RhsTiles {
 
   RhsTiles() = default;
   // Zeros.
-  RhsTiles(int64_t rows, int64_t columns, int tile)
-      : m(rows), cols(columns), b(tile), p(tile_count(rows, tile)), q(tile_count(columns, tile)) {
+  RhsTiles(int64_t rows, int64_t columns, int tile) : TileGrid(rows, columns, tile) {
     const size_t count = checked_elements({p, b, columns}, sizeof(T), "right-hand side tiles");
     reserve_with_huge_pages(data, count);
     data.assign(count, T(0));
   }
 
-  int width(int64_t j) const { return int(std::min<int64_t>(b, cols - j * b)); }
+  int width(int64_t j) const { return int(std::min<int64_t>(b, n - j * b)); }
   T* tile(int64_t i, int64_t j) { return data.data() + j * p * b * b + i * int64_t(b) * width(j); }
   const T* tile(int64_t i, int64_t j) const { return data.data() + j * p * b * b + i * int64_t(b) * width(j); }
 

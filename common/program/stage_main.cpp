@@ -1,3 +1,4 @@
+// The stage programs' shared command line and run: parse, load or generate A, factor, check, write; see stage_main.hpp.
 #include "stage_main.hpp"
 
 #include <CLI/CLI.hpp>

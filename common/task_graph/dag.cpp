@@ -1,3 +1,4 @@
+// The explicit QR DAG and the apply DAG, built task by task for any tree; see dag.hpp.
 #include "dag.hpp"
 
 #include <algorithm>

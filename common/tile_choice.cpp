@@ -100,7 +100,7 @@ TileChoice choose_tile(const TileQuery& query) {
   if (narrow == 0) return TileChoice{1, 1, Tree::flat};
   const double aspect = double(wide) / double(narrow);
   const TileRow& row = matching_row(cpu ? cpu_tile_table() : gpu_tile_table(query.precision), workers, narrow, aspect);
-  const int domains = row.tree == Tree::hierarchical ? workers : 1;
+  const int domains = row.tree == Tree::hierarchical || row.tree == Tree::tsqr ? workers : 1;
   if (!cpu) return TileChoice{row.tile, row.inner_block, row.tree, domains};
   const int64_t tiles = (narrow + row.tile - 1) / row.tile;
   const int64_t even = (narrow + tiles - 1) / tiles;

@@ -325,6 +325,11 @@ bool qr_one_tile_in_place(int64_t n, T* a, T* q, const Options& options) {
   // b = n exactly: with a larger tile the tiled path pads A and its kernels
   // see other sizes (the C interface cuts the tile to min(m, n)).
   if (n < 1 || options.tile != n || options.backend != Backend::lapack) return false;
+  // The tiles are 16-byte aligned (malloc); BLAS kernels may round
+  // differently on a column that is not (OpenBLAS's SSE3 kernels, which it
+  // falls back to on processors it does not know, do), so an A or Q that
+  // is not takes the tiled path, for the same bits.
+  if (reinterpret_cast<uintptr_t>(a) % 16 != 0 || reinterpret_cast<uintptr_t>(q) % 16 != 0) return false;
   if (!(double(largest_magnitude(a, size_t(n) * size_t(n))) <= tile_overflow_limit<T>(1, n))) return false;
   const int b = int(n), nb = options.effective_inner_block();
   thread_local std::vector<T> t_factors;

@@ -45,8 +45,10 @@ inline Tree tree_option(int tree, Tree automatic) {
     case TILEDQR_TREE_FLAT: return Tree::flat;
     case TILEDQR_TREE_BINARY: return Tree::binary;
     case TILEDQR_TREE_GREEDY: return Tree::greedy;
+    case TILEDQR_TREE_TSQR: return Tree::tsqr;
     default:
-      throw InputError("options.tree must be one of TILEDQR_TREE_AUTO/FLAT/BINARY/GREEDY, got " + std::to_string(tree));
+      throw InputError("options.tree must be one of TILEDQR_TREE_AUTO/FLAT/BINARY/GREEDY/TSQR, got " +
+                       std::to_string(tree));
   }
 }
 

@@ -93,6 +93,7 @@ Options to_options(const tiledqr_options& o, int64_t m, int64_t n, int workers) 
     out.inner_block = o.inner_block;
     out.tree = o.tree == TILEDQR_TREE_AUTO ? default_tree(m, n, out.tile, workers) : given;
   }
+  if (out.tree == Tree::tsqr) out.tree_domains = workers;  // one row block a worker
   return out;
 }
 
@@ -153,10 +154,15 @@ void store_r(const Factorization<T>& f, T* a, int64_t lda) {
   for (int64_t j = 0; j < n; ++j) {
     T* column = a + j * lda;
     const int64_t top = std::min(j + 1, m);  // rows of R in column j
-    // Column j of tile row r is b contiguous entries, b·b after row r − 1's.
-    const T* tile_column = f.tiles.tile(0, j / b) + (j % b) * b;
-    for (int64_t row0 = 0; row0 < top; row0 += b)
-      std::copy_n(tile_column + row0 * b, std::min(b, top - row0), column + row0);
+    if (f.is_tsqr()) {
+      // The tsqr tree: R in the first rows of row block 0.
+      std::copy_n(f.tsqr.stored_r() + j * f.tsqr.stored_r_ld(), top, column);
+    } else {
+      // Column j of tile row r is b contiguous entries, b·b after row r − 1's.
+      const T* tile_column = f.tiles.tile(0, j / b) + (j % b) * b;
+      for (int64_t row0 = 0; row0 < top; row0 += b)
+        std::copy_n(tile_column + row0 * b, std::min(b, top - row0), column + row0);
+    }
     if (f.scale_exponent != 0)
       for (int64_t i = 0; i < top; ++i) column[i] = std::ldexp(column[i], f.scale_exponent);
     std::fill(column + top, column + m, T(0));

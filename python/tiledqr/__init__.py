@@ -32,7 +32,7 @@ from . import _tiledqr
 __all__ = ["qr", "lstsq", "factor", "Factors", "gpu_available", "__version__"]
 __version__ = _tiledqr.version()
 
-_TREES = {None: 0, "auto": 0, "flat": 1, "binary": 2, "greedy": 3}
+_TREES = {None: 0, "auto": 0, "flat": 1, "binary": 2, "greedy": 3, "tsqr": 4}
 _KERNELS = {"lapack": 0, "reference": 1}
 _INT_MAX = 2**31 - 1  # the C interface's int options
 
@@ -97,7 +97,7 @@ def _int_option(value, name, least):
 
 def _options(tree, tile, threads, kernels="lapack", inner_block=None):
     if tree not in _TREES:
-        raise ValueError(f"tree must be one of 'flat', 'binary', 'greedy' or None, got {tree!r}")
+        raise ValueError(f"tree must be one of 'flat', 'binary', 'greedy', 'tsqr' or None, got {tree!r}")
     if kernels not in _KERNELS:
         raise ValueError(f"kernels must be 'lapack' or 'reference', got {kernels!r}")
     return dict(tile=_int_option(tile, "tile", 0), inner_block=_int_option(inner_block, "inner_block", 0),
@@ -178,9 +178,13 @@ def factor(a, backend="cpu", tree=None, tile=None, threads=None):
     backend 'cpu' runs CPU threads (threads=None: every CPU of this process,
     more than that cut to it), 'gpu' the GPU task scheduler (tile 32, 64, 128
     or 256; the reflectors come back to the host for Factors' methods).
-    tree: 'flat', 'binary', 'greedy' or None (chosen from the shape). tile:
-    the tile size (None: chosen from the shape and threads; at most the
-    matrix).
+    tree: 'flat', 'binary', 'greedy', 'tsqr' or None (chosen from the shape:
+    'tsqr' for a tall matrix, m >= 8n, on several threads). 'tsqr' (CPU
+    only) cuts the matrix into one row block per thread, factors each whole
+    with LAPACK and merges their R by a tree; its results are the same bits
+    from run to run for a given thread count, not those of the tile trees.
+    tile: the tile size (None: chosen from the shape and threads; at most
+    the matrix).
     """
     arr = _np.asarray(a)
     if arr.ndim != 2:

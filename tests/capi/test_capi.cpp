@@ -11,6 +11,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "test_support.hpp"
@@ -123,7 +124,7 @@ TYPED_TEST(CapiFactor, DefaultsOnShapes) {
 
 TYPED_TEST(CapiFactor, EveryOption) {
   uint64_t salt = 100;
-  for (int tree : {TILEDQR_TREE_AUTO, TILEDQR_TREE_FLAT, TILEDQR_TREE_BINARY, TILEDQR_TREE_GREEDY})
+  for (int tree : {TILEDQR_TREE_AUTO, TILEDQR_TREE_FLAT, TILEDQR_TREE_BINARY, TILEDQR_TREE_GREEDY, TILEDQR_TREE_TSQR})
     for (int backend : {TILEDQR_BACKEND_LAPACK, TILEDQR_BACKEND_REFERENCE})
       for (int threads : {1, 3}) {
         SCOPED_TRACE("tree " + std::to_string(tree) + " backend " + std::to_string(backend) + " threads " +
@@ -131,6 +132,63 @@ TYPED_TEST(CapiFactor, EveryOption) {
         const tiledqr_options opts{16, 8, tree, threads, backend};
         expect_accurate<TypeParam>(150, 70, 160, opts, salt++);
       }
+}
+
+// Pass rule: the tsqr tree through the C interface is accurate (as
+// expect_accurate) on ragged shapes — m a multiple of nothing, n = 1,
+// m = n + 1, a wide matrix, lda > m — on 1, 2 and 5 threads, with the tile
+// chosen (0) or given; Q formed through it has orthonormal columns; gels
+// solves with it as LAPACK's dgels does.
+TYPED_TEST(CapiFactor, TsqrTree) {
+  using T = typename TypeParam::T;
+  uint64_t salt = 300;
+  for (const auto& [m, n, lda] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{
+           {1001, 37, 1001}, {1000, 1, 1003}, {38, 37, 38}, {3, 7, 5}, {2053, 64, 2060}})
+    for (int threads : {1, 2, 5})
+      for (int tile : {0, 16}) {
+        SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + " threads " + std::to_string(threads) + " tile " +
+                     std::to_string(tile));
+        const tiledqr_options opts{tile, 0, TILEDQR_TREE_TSQR, threads, TILEDQR_BACKEND_LAPACK};
+        expect_accurate<TypeParam>(m, n, lda, opts, salt++);
+      }
+  auto engine = make_engine(salt);
+  const int64_t m = 900, n = 25;
+  const DenseMatrix<T> a = random_matrix<T>(m, n, engine);
+  const DenseMatrix<T> b = random_matrix<T>(m, 2, engine);
+  std::vector<T> a1 = a.data, b1 = b.data, a2 = a.data, b2 = b.data;
+  const tiledqr_options opts{0, 0, TILEDQR_TREE_TSQR, 3, TILEDQR_BACKEND_LAPACK};
+  ASSERT_EQ(TypeParam::gels(m, n, 2, a1.data(), m, b1.data(), m, &opts), TILEDQR_SUCCESS) << tiledqr_last_error();
+  int info = 0;
+  if constexpr (std::is_same_v<T, double>)
+    info = LAPACKE_dgels(LAPACK_COL_MAJOR, 'N', int(m), int(n), 2, a2.data(), int(m), b2.data(), int(m));
+  else
+    info = LAPACKE_sgels(LAPACK_COL_MAJOR, 'N', int(m), int(n), 2, a2.data(), int(m), b2.data(), int(m));
+  ASSERT_EQ(info, 0);
+  EXPECT_LT(diff_norm(b1.data(), b2.data(), n, 2, m, m) / diff_norm<T>(b2.data(), nullptr, n, 2, m, 0),
+            100 * double(n) * std::numeric_limits<T>::epsilon());
+}
+
+// Pass rule: the same call on the same matrix with the tsqr tree gives the
+// same bits twice, for 1, 2 and 3 threads (R in A and Q from orgqr).
+TYPED_TEST(CapiFactor, TsqrSameBitsEveryRun) {
+  using T = typename TypeParam::T;
+  auto engine = make_engine(320);
+  const int64_t m = 3001, n = 19;
+  const DenseMatrix<T> a = random_matrix<T>(m, n, engine);
+  for (int threads : {1, 2, 3}) {
+    const tiledqr_options opts{0, 0, TILEDQR_TREE_TSQR, threads, TILEDQR_BACKEND_LAPACK};
+    std::vector<T> r[2], q[2];
+    for (int run = 0; run < 2; ++run) {
+      r[run] = a.data;
+      q[run].assign(size_t(m * n), T(0));
+      tiledqr_factors* f = nullptr;
+      ASSERT_EQ(TypeParam::geqrf(m, n, r[run].data(), m, &f, &opts), TILEDQR_SUCCESS) << tiledqr_last_error();
+      ASSERT_EQ(TypeParam::orgqr(m, n, f, q[run].data(), m), TILEDQR_SUCCESS) << tiledqr_last_error();
+      tiledqr_factors_free(f);
+    }
+    EXPECT_EQ(std::memcmp(r[0].data(), r[1].data(), r[0].size() * sizeof(T)), 0) << "threads " << threads;
+    EXPECT_EQ(std::memcmp(q[0].data(), q[1].data(), q[0].size() * sizeof(T)), 0) << "threads " << threads;
+  }
 }
 
 TYPED_TEST(CapiFactor, CompleteQ) {

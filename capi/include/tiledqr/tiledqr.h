@@ -41,9 +41,20 @@ typedef enum tiledqr_status {
   TILEDQR_ERR_INTERNAL = -7          /* anything else: a bug, please report it with the message */
 } tiledqr_status;
 
-/* Elimination tree of each panel (tiledqr_options.tree). AUTO picks flat,
- * or binary for a tall-skinny matrix that would leave the threads idle. */
-enum { TILEDQR_TREE_AUTO = 0, TILEDQR_TREE_FLAT = 1, TILEDQR_TREE_BINARY = 2, TILEDQR_TREE_GREEDY = 3 };
+/* Elimination tree of each panel (tiledqr_options.tree). AUTO: with tile 0,
+ * the tree of the measured table (TSQR for a tall matrix, m >= 8n, on
+ * several threads); with a tile given, flat, or binary for a tall-skinny
+ * matrix that would leave the threads idle. TSQR (CPU only) uses no tiles:
+ * one row block per thread, each factored whole by LAPACK's blocked QR,
+ * their R factors merged by a tree of fan-in 4; the same bits from run to
+ * run for a given thread count (other than the tile trees' bits). */
+enum {
+  TILEDQR_TREE_AUTO = 0,
+  TILEDQR_TREE_FLAT = 1,
+  TILEDQR_TREE_BINARY = 2,
+  TILEDQR_TREE_GREEDY = 3,
+  TILEDQR_TREE_TSQR = 4
+};
 
 /* Tile kernels (tiledqr_options.backend): LAPACK's own tile routines
  * (dgeqrt, dgemqrt, dtpqrt, dtpmqrt), or the project's reference loops. */

@@ -10,6 +10,7 @@
 #include "errors.hpp"
 #include "huge_pages.hpp"
 #include "kernels/host_binding.hpp"
+#include "kernels/small/small_kernels.hpp"
 #include "overflow_scaling.hpp"
 
 namespace tiledqr {
@@ -56,6 +57,7 @@ Factorization<T>::Factorization(const T* a, int64_t m, int64_t n, int64_t lda, c
   }
   tiles = TileMatrix<T>::from_colmajor(a, m, n, lda, opts.tile);
   scale_exponent = scale_below_overflow(tiles);
+  one_tile_kernels = opts.backend == Backend::lapack && m == opts.tile && n == opts.tile;
   const size_t local_elements = checked_elements({local_block_count(), ib(), tiles.b}, sizeof(T), "T factors");
   const size_t merge_elements = checked_elements({merge_block_count(), ib(), tiles.b}, sizeof(T), "T factors");
   reserve_with_huge_pages(t_local, local_elements);
@@ -112,6 +114,10 @@ void Factorization<T>::run_task(const Task& t) {
     return;
   }
   const int b = tiles.b;
+  if (one_tile_kernels) {  // the one task: geqrt(0, 0)
+    small_kernels::geqr2(b, b, tiles.tile(0, 0), b, t_local_tile(0, 0));
+    return;
+  }
   const bool merge = !(t.kind == TaskKind::geqrt || t.kind == TaskKind::ormqr);
   const kernels::HostOperands<T> o{b, ib(), b, tiles.tile(t.i, t.k),
                                    merge ? t_merge_tile(t.i, t.k) : t_local_tile(t.i, t.k),
@@ -174,6 +180,10 @@ void Factorization<T>::run_apply_task(const Task& t, bool transpose, bool form_q
   T* tf = const_cast<T*>(local ? t_local_tile(t.i, t.k) : t_merge_tile(t.i, t.k));
   T* top = local ? nullptr : c.tile(t.piv, t.j);
   T* row = c.tile(t.i, t.j);
+  if (one_tile_kernels) {  // ormqr(0, 0, j): the one tile's reflectors on tile column j
+    small_kernels::orm2r(transpose, b, width, b, v, b, tf, row, b);
+    return;
+  }
   if (!form_q || t.j != t.k || reference) {
     const kernels::HostOperands<T> o{b, nb, width, v, tf, top, b, row, b};
     kernels::run_host_kernel(t.kind, reference, transpose, o);
@@ -248,6 +258,10 @@ void Factorization<T>::form_q(int64_t k, T* q, int64_t ldq, const DagExecutor& e
   if (k == 0 || rows() == 0) return;
   if (is_tsqr()) {
     tsqr.form_q(k, q, ldq, executor);
+    return;
+  }
+  if (one_tile_kernels) {
+    small_kernels::org2r(int(rows()), int(k), tiles.tile(0, 0), tiles.b, t_local_tile(0, 0), q, int(ldq));
     return;
   }
   RhsTiles<T> c = RhsTiles<T>::identity(rows(), k, tiles.b);
@@ -325,21 +339,18 @@ bool qr_one_tile_in_place(int64_t n, T* a, T* q, const Options& options) {
   // b = n exactly: with a larger tile the tiled path pads A and its kernels
   // see other sizes (the C interface cuts the tile to min(m, n)).
   if (n < 1 || options.tile != n || options.backend != Backend::lapack) return false;
-  // The tiles are 16-byte aligned (malloc); BLAS kernels may round
-  // differently on a column that is not (OpenBLAS's SSE3 kernels, which it
-  // falls back to on processors it does not know, do), so an A or Q that
-  // is not takes the tiled path, for the same bits.
+  // The tiles are 16-byte aligned (malloc); the BLAS that ?larfg calls for
+  // a column near the overflow or underflow threshold may round differently
+  // on a column that is not (OpenBLAS's SSE3 kernels, which it falls back
+  // to on processors it does not know, do), so an A or Q that is not takes
+  // the tiled path, for the same bits.
   if (reinterpret_cast<uintptr_t>(a) % 16 != 0 || reinterpret_cast<uintptr_t>(q) % 16 != 0) return false;
   if (!(double(largest_magnitude(a, size_t(n) * size_t(n))) <= tile_overflow_limit<T>(1, n))) return false;
-  const int b = int(n), nb = options.effective_inner_block();
-  thread_local std::vector<T> t_factors;
-  if (t_factors.size() < size_t(nb) * size_t(b)) t_factors.resize(size_t(nb) * size_t(b));
-  lapack_kernels::geqrt(b, b, nb, a, b, t_factors.data(), nb);  // run_task's geqrt
-  // form_q(n): the identity, then Q's inner blocks in reverse, each on the
-  // columns it changes, as run_apply_task does on the diagonal tile.
-  std::fill_n(q, size_t(b) * size_t(b), T(0));
-  for (int j = 0; j < b; ++j) q[j + int64_t(j) * b] = T(1);
-  apply_to_identity_column(TaskKind::ormqr, false, b, b, nb, a, t_factors.data(), static_cast<T*>(nullptr), q);
+  const int b = int(n);
+  thread_local std::vector<T> tau;
+  if (tau.size() < size_t(b)) tau.resize(size_t(b));
+  small_kernels::geqr2(b, b, a, b, tau.data());  // run_task's geqrt
+  small_kernels::org2r(b, b, a, b, tau.data(), q, b);  // form_q(n)
   for (int j = 0; j + 1 < b; ++j) std::fill(a + j * int64_t(b) + j + 1, a + (j + 1) * int64_t(b), T(0));  // R
   return true;
 }

@@ -40,6 +40,11 @@ struct Factorization {
   // The tsqr tree keeps no tiles (tiles holds m and n only) and no T blocks
   // above: its row blocks and their factors are here.
   TsqrFactors<T> tsqr;
+  // A square matrix that is one tile (LAPACK backend) is factored by the
+  // small-matrix kernels (kernels/small/): unblocked reflectors, their τ in
+  // the first b entries of t_local's one block. Set by the constructor;
+  // factors filled otherwise (a GPU's, a distributed run's) keep T blocks.
+  bool one_tile_kernels = false;
   std::vector<TaskRecord> trace;
   double device_seconds = 0;  // set by GPU stages: time on the device only
   // The tiles hold A·2^−scale_exponent: an A with entries near the overflow
@@ -117,10 +122,10 @@ struct Factorization {
 extern template struct Factorization<float>;
 extern template struct Factorization<double>;
 
-// An (n, n) A that is one tile of `options` (tile ≥ n, the LAPACK-backed
-// kernels), factored where it lies: A (lda = n) ← R with zeros below the
-// diagonal, Q (ldq = n) ← the (n, n) orthogonal factor. The same kernels on
-// the same data in the same order as Factorization, run_task and
+// An (n, n) A that is one tile of `options` (tile = n, the LAPACK
+// backend), factored where it lies: A (lda = n) ← R with zeros below the
+// diagonal, Q (ldq = n) ← the (n, n) orthogonal factor. The same small-matrix
+// kernels on the same data in the same order as Factorization, run_task and
 // form_q(n, …) on that one tile, so the same bits, without copying A into a
 // tile, Q out of one, or allocating either: what a stack of small matrices
 // spends most of its time on otherwise. Returns false, A and Q untouched,

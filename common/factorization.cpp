@@ -232,7 +232,7 @@ void Factorization<T>::apply_colmajor(bool transpose, T* b, int64_t ldb, int64_t
                                       const DagExecutor& executor) const {
   check_rhs(rows(), ldb, nrhs);
   if (nrhs == 0 || rows() == 0) return;
-  if (is_tsqr()) {
+  if (is_tsqr() && tsqr.count() > 0) {  // (an empty matrix's handle has no blocks: Q = I below)
     tsqr.apply(transpose, b, ldb, nrhs, executor);
     return;
   }
@@ -256,7 +256,7 @@ void Factorization<T>::form_q(int64_t k, T* q, int64_t ldq, const DagExecutor& e
   if (k < 0 || k > rows()) throw InputError("form_q: k must be in [0, m], got " + std::to_string(k));
   check_rhs(rows(), ldq, k);
   if (k == 0 || rows() == 0) return;
-  if (is_tsqr()) {
+  if (is_tsqr() && tsqr.count() > 0) {
     tsqr.form_q(k, q, ldq, executor);
     return;
   }

@@ -53,7 +53,7 @@ struct TsqrFactors {
   // or a block of more than 2^31 − 1 rows (LAPACK's 32-bit sizes).
   TsqrFactors(const T* a, int64_t m, int64_t n, int64_t lda, int blocks, int ib, int fan_in, bool reference);
 
-  int32_t count() const { return int32_t(first.size()) - 1; }
+  int32_t count() const { return first.empty() ? 0 : int32_t(first.size()) - 1; }
   int64_t rows(int32_t d) const { return first[size_t(d) + 1] - first[size_t(d)]; }
   int reflectors(int32_t d) const { return int(rows(d) < n ? rows(d) : n); }
 

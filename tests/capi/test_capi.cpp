@@ -328,9 +328,11 @@ TEST(CapiErrors, BlasThreadsRestored) {
 TEST(CapiEmpty, QuickReturnsAsLapack) {
   for (const auto& [m, n] : std::vector<std::pair<int64_t, int64_t>>{{0, 3}, {3, 0}, {0, 0}}) {
     SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n));
+    const tiledqr_options tsqr{0, 0, TILEDQR_TREE_TSQR, 0, TILEDQR_BACKEND_LAPACK};
+    for (const tiledqr_options* opts : {static_cast<const tiledqr_options*>(nullptr), &tsqr})
     for (double* a : {static_cast<double*>(nullptr), std::vector<double>(1, 5.0).data()}) {
       tiledqr_factors* f = nullptr;
-      ASSERT_EQ(tiledqr_dgeqrf(m, n, a, std::max<int64_t>(1, m), &f, nullptr), TILEDQR_SUCCESS) << tiledqr_last_error();
+      ASSERT_EQ(tiledqr_dgeqrf(m, n, a, std::max<int64_t>(1, m), &f, opts), TILEDQR_SUCCESS) << tiledqr_last_error();
       ASSERT_NE(f, nullptr);
       EXPECT_EQ(tiledqr_factors_rows(f), m);
       EXPECT_EQ(tiledqr_factors_cols(f), n);

@@ -95,6 +95,20 @@ def test_tsqr_matches_numpy(dtype, shape, threads):
     assert np.array_equal(tiledqr.qr(a, mode="r", tree="tsqr", threads=threads), r)
 
 
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_tall_matrix_takes_tsqr(dtype):
+    """A tall matrix (m >= 8n, narrow side up to 90) on two threads takes
+    the tsqr tree when the library chooses: the same bits as asking for it."""
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("two threads need two CPUs (more threads than CPUs are cut to them)")
+    a = np.asarray(rng(21).standard_normal((4000, 50)), dtype=dtype)
+    q, r = tiledqr.qr(a, threads=2)
+    q_tsqr, r_tsqr = tiledqr.qr(a, tree="tsqr", threads=2)
+    assert np.array_equal(q, q_tsqr) and np.array_equal(r, r_tsqr)
+    q_flat, r_flat = tiledqr.qr(a, tree="flat", threads=2)
+    assert not np.array_equal(r, r_flat)
+
+
 @pytest.mark.parametrize("threads", [1, 2, 3])
 def test_tsqr_lstsq_and_factors(threads):
     g = rng(15)

@@ -524,6 +524,14 @@ TEST(CapiBatch, ArgumentsAndEmptyBatches) {
   const std::vector<double> before = a;
   a[size_t(3 * m * n + 2 + 1 * m)] = std::numeric_limits<double>::infinity();
   expect(tiledqr_dgeqrf_batch(batch, m, n, a.data(), m, m * n, f.data(), nullptr), "A[3](3,2) is not finite");
+  // Two bad matrices, checked on the workers: the first is named, whatever
+  // the threads' order.
+  a[size_t((batch - 1) * m * n)] = std::numeric_limits<double>::quiet_NaN();
+  for (int threads : {1, 2, 4}) {
+    const tiledqr_options o{0, 0, TILEDQR_TREE_AUTO, threads, TILEDQR_BACKEND_LAPACK};
+    expect(tiledqr_dgeqrf_batch(batch, m, n, a.data(), m, m * n, f.data(), &o), "A[3](3,2) is not finite");
+  }
+  a[size_t((batch - 1) * m * n)] = before[size_t((batch - 1) * m * n)];
   a[size_t(3 * m * n + 2 + 1 * m)] = 1.0;
   EXPECT_EQ(a, before);
   EXPECT_EQ(tiledqr_dgeqrf_batch(0, m, n, nullptr, m, 0, nullptr, nullptr), TILEDQR_SUCCESS);

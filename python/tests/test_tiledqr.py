@@ -72,6 +72,21 @@ def test_options(tree, tile, threads):
     assert_qr(a, q, r)
 
 
+@pytest.mark.parametrize("view", ["C", "F", "reversed rows", "every other matrix", "transposed"])
+@pytest.mark.parametrize("mode", ["reduced", "complete"])
+def test_stack_read_where_it_lies(view, mode):
+    """A stack in native byte order is read where it lies (each matrix
+    copied by the thread that factors it): the same bits as a big-endian
+    copy of it, which goes through the copying path."""
+    base = rng(19).standard_normal((6, 30, 30))
+    a = {"C": base, "F": np.asfortranarray(base), "reversed rows": base[:, ::-1, :],
+         "every other matrix": base[::2], "transposed": base.swapaxes(-1, -2)}[view][:, :, :20]
+    q, r = tiledqr.qr(a, mode=mode)
+    q_copy, r_copy = tiledqr.qr(a.astype(">f8"), mode=mode)
+    assert np.array_equal(q, q_copy) and np.array_equal(r, r_copy)
+    assert_qr(a[1], q[1], r[1])
+
+
 TSQR_SHAPES = [(1000, 1), (38, 37), (2053, 64), (7, 3), (3, 7), (641, 40)]
 
 

@@ -72,6 +72,24 @@ def _stack(a, name, dtype=None):
     return work, lead, m, n
 
 
+def _stack_as_it_lies(a):
+    """A nonempty (..., m, n) stack of float32 or float64 in this machine's
+    byte order, with strides of whole elements, as a (batch, m, n) view that
+    the library reads where it lies (a copy only where the leading
+    dimensions cannot be flattened into one); None for anything else, which
+    _stack copies."""
+    arr = _np.asarray(a)
+    if arr.ndim < 2 or arr.size == 0 or arr.dtype not in (_np.dtype(_np.float64), _np.dtype(_np.float32)):
+        return None
+    if not arr.dtype.isnative:
+        return None
+    *lead, m, n = arr.shape
+    flat = arr.reshape((-1, m, n))
+    if any(stride % arr.itemsize for stride in flat.strides):
+        return None
+    return flat, tuple(lead), m, n
+
+
 def _matrix(a, name, ndim=(2,), dtype=None):
     """A (m, n) (or (m,), read as a column, where ndim allows) as a writable
     Fortran-ordered copy."""
@@ -218,10 +236,20 @@ def qr(a, mode="reduced", backend="cpu", tree=None, tile=None, threads=None):
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"mode must be 'reduced', 'complete' or 'r', got {mode!r}")
     _check_backend(backend)
-    work, lead, m, n = _stack(a, "A")
+    in_place = _stack_as_it_lies(a) if backend == "cpu" and mode != "r" else None
+    if in_place is not None:
+        flat, lead, m, n = in_place
+        work = _np.empty((flat.shape[0], n, m), dtype=flat.dtype)
+    else:
+        work, lead, m, n = _stack(a, "A")
     k = min(m, n)
     cols = k if mode == "reduced" else m
-    if backend == "cpu" and mode != "r":  # R and Q together, matrix by matrix, no handles
+    if in_place is not None:
+        # R and Q together, no handles; each matrix is read where it lies and
+        # copied into `work` by the thread that factors it.
+        q = (_tiledqr.dqr_batch_strided if work.dtype == _np.float64 else _tiledqr.sqr_batch_strided)(
+            flat, work, cols, **_options(tree, tile, threads))
+    elif backend == "cpu" and mode != "r":  # R and Q together, matrix by matrix, no handles
         q = (_tiledqr.dqr_batch if work.dtype == _np.float64 else _tiledqr.sqr_batch)(
             work, cols, **_options(tree, tile, threads))
     else:

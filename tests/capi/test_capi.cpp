@@ -480,6 +480,95 @@ TYPED_TEST(CapiBatch, QrBatchIsGeqrfThenOrgqr) {
         }
 }
 
+template <typename T>
+int qr_batch_strided(int64_t b, int64_t m, int64_t n, const T* a, int64_t stride_a, int64_t row_stride,
+                     int64_t col_stride, T* r, int64_t ldr, int64_t stride_r, int64_t k, T* q, int64_t ldq,
+                     int64_t stride_q, const tiledqr_options* o) {
+  if constexpr (std::is_same_v<T, double>)
+    return tiledqr_dqr_batch_strided(b, m, n, a, stride_a, row_stride, col_stride, r, ldr, stride_r, k, q, ldq,
+                                     stride_q, o);
+  else
+    return tiledqr_sqr_batch_strided(b, m, n, a, stride_a, row_stride, col_stride, r, ldr, stride_r, k, q, ldq,
+                                     stride_q, o);
+}
+
+// Pass rule: qr_batch_strided reading the stack where it lies — C order
+// (row stride n), column order with padding (ld m + 2), rows reversed
+// (a negative row stride), a padded batch stride — gives the bits of
+// copying each matrix into R and calling qr_batch on R, for one-tile,
+// many-tile and tall shapes, k = min(m, n) and m, on 1 and 2 threads; A is
+// not written (a C-ordered stack compared with its copy); a NaN is named by
+// its matrix and position; A NULL, ldr < m and stride_r < ldr·n are refused.
+TYPED_TEST(CapiBatch, QrBatchStridedIsCopyThenQrBatch) {
+  using T = typename TypeParam::T;
+  auto engine = make_engine(430);
+  for (const auto& [m, n, tile] : std::vector<std::tuple<int64_t, int64_t, int>>{{64, 64, 0}, {40, 40, 16}, {300, 20, 0}})
+    for (const int layout : {0, 1, 2})
+      for (const int64_t k : {std::min(m, n), m})
+        for (const int threads : {1, 2}) {
+          SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + " layout " + std::to_string(layout) + " k " +
+                       std::to_string(k) + " threads " + std::to_string(threads));
+          const int64_t batch = 5, ld = layout == 1 ? m + 2 : (layout == 0 ? n : m);
+          const int64_t stride_a = (layout == 1 ? ld * n : m * n) + 5;
+          const DenseMatrix<T> storage = random_matrix<T>(stride_a, batch, engine);
+          // Entry (r, c) of matrix i: C order, padded column order, or column order with the rows reversed.
+          const auto at = [&](int64_t r, int64_t c) {
+            if (layout == 0) return r * n + c;
+            if (layout == 1) return r + c * ld;
+            return (m - 1 - r) + c * m;
+          };
+          const int64_t row_stride = layout == 0 ? n : (layout == 1 ? 1 : -1);
+          const int64_t col_stride = layout == 0 ? 1 : (layout == 1 ? ld : m);
+          const T* a = storage.data.data() + (layout == 2 ? m - 1 : 0);
+          const tiledqr_options opts{tile, 0, TILEDQR_TREE_AUTO, threads, TILEDQR_BACKEND_LAPACK};
+          const int64_t stride_r = m * n, stride_q = m * k;
+          std::vector<T> r(size_t(stride_r * batch), T(-1)), q(size_t(stride_q * batch), T(-1));
+          ASSERT_EQ(qr_batch_strided(batch, m, n, a, stride_a, row_stride, col_stride, r.data(), m, stride_r, k,
+                                     q.data(), m, stride_q, &opts),
+                    TILEDQR_SUCCESS)
+              << tiledqr_last_error();
+          std::vector<T> r_copy(r.size()), q_copy(q.size(), T(-1));
+          for (int64_t i = 0; i < batch; ++i)
+            for (int64_t c = 0; c < n; ++c)
+              for (int64_t row = 0; row < m; ++row)
+                r_copy[size_t(i * stride_r + row + c * m)] = storage.data[size_t(i * stride_a + at(row, c))];
+          ASSERT_EQ(qr_batch(batch, m, n, r_copy.data(), m, stride_r, k, q_copy.data(), m, stride_q, &opts),
+                    TILEDQR_SUCCESS)
+              << tiledqr_last_error();
+          EXPECT_EQ(std::memcmp(r.data(), r_copy.data(), r.size() * sizeof(T)), 0) << "R";
+          EXPECT_EQ(std::memcmp(q.data(), q_copy.data(), q.size() * sizeof(T)), 0) << "Q";
+        }
+  // A is only read; a NaN in matrix 2 is named by its index and (row, column) in A.
+  const int64_t m = 6, n = 4, batch = 3;
+  std::vector<T> a(size_t(m * n * batch), T(1)), r(a.size()), q(size_t(m * m * batch));
+  for (int64_t i = 0; i < batch; ++i)
+    for (int64_t d = 0; d < n; ++d) a[size_t(i * m * n + d * n + d)] += T(i + 2);  // C order
+  const std::vector<T> before = a;
+  ASSERT_EQ(qr_batch_strided<T>(batch, m, n, a.data(), m * n, n, 1, r.data(), m, m * n, m, q.data(), m, m * m,
+                                nullptr),
+            TILEDQR_SUCCESS)
+      << tiledqr_last_error();
+  EXPECT_EQ(a, before);
+  a[size_t(2 * m * n + 4 * n + 1)] = std::numeric_limits<T>::quiet_NaN();  // A[2](5,2)
+  EXPECT_EQ(qr_batch_strided<T>(batch, m, n, a.data(), m * n, n, 1, r.data(), m, m * n, m, q.data(), m, m * m,
+                                nullptr),
+            TILEDQR_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tiledqr_last_error()).find("A[2](5,2) is not finite"), std::string::npos)
+      << tiledqr_last_error();
+  EXPECT_EQ(qr_batch_strided<T>(batch, m, n, nullptr, m * n, n, 1, r.data(), m, m * n, m, q.data(), m, m * m,
+                                nullptr),
+            TILEDQR_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tiledqr_last_error()).find("A is NULL"), std::string::npos) << tiledqr_last_error();
+  EXPECT_EQ(qr_batch_strided<T>(batch, m, n, before.data(), m * n, n, 1, r.data(), m - 1, m * n, m, q.data(), m,
+                                m * m, nullptr),
+            TILEDQR_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tiledqr_last_error()).find("ldr"), std::string::npos) << tiledqr_last_error();
+  EXPECT_EQ(qr_batch_strided<T>(batch, m, n, before.data(), m * n, n, 1, r.data(), m, m * n - 1, m, q.data(), m,
+                                m * m, nullptr),
+            TILEDQR_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tiledqr_last_error()).find("stride_r"), std::string::npos) << tiledqr_last_error();
+}
+
 TEST(CapiBatch, QrBatchArguments) {
   const int64_t m = 6, n = 4, batch = 3;
   std::vector<double> a(size_t(m * n * batch), 1.0), q(size_t(m * m * batch));

@@ -134,6 +134,21 @@ int tiledqr_dqr_batch(int64_t batch, int64_t m, int64_t n, double* A, int64_t ld
 int tiledqr_sqr_batch(int64_t batch, int64_t m, int64_t n, float* A, int64_t lda, int64_t stride_a, int64_t k,
                       float* Q, int64_t ldq, int64_t stride_q, const tiledqr_options* opts);
 
+/* *qr_batch on matrices read where they lie, in any layout: entry (r, c)
+ * of A_i (m, n) at A + i*stride_a + r*row_stride + c*col_stride (strides in
+ * elements, of either sign; a C-ordered stack has row_stride = n,
+ * col_stride = 1). A is only read. R_i, at R + i*stride_r (column-major,
+ * ldr >= max(1, m), stride_r >= ldr*n), <- A_i's R with zeros below the
+ * diagonal, and Q_i as *qr_batch's: the same bits as copying A_i into R_i
+ * and calling *qr_batch on R. Each matrix is copied by the thread that then
+ * factors it. */
+int tiledqr_dqr_batch_strided(int64_t batch, int64_t m, int64_t n, const double* A, int64_t stride_a,
+                              int64_t row_stride, int64_t col_stride, double* R, int64_t ldr, int64_t stride_r,
+                              int64_t k, double* Q, int64_t ldq, int64_t stride_q, const tiledqr_options* opts);
+int tiledqr_sqr_batch_strided(int64_t batch, int64_t m, int64_t n, const float* A, int64_t stride_a,
+                              int64_t row_stride, int64_t col_stride, float* R, int64_t ldr, int64_t stride_r,
+                              int64_t k, float* Q, int64_t ldq, int64_t stride_q, const tiledqr_options* opts);
+
 /* Least squares X = argmin ||A X - B||_F for A (m, n), m >= n, and B (m, nrhs),
  * ldb >= max(1, m, n). On success A holds R as after *geqrf and B's first n
  * rows hold X. When some |r_ii| <= max(m, n)·eps·max_j |r_jj| the matrix is

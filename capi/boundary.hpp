@@ -46,8 +46,10 @@ inline Tree tree_option(int tree, Tree automatic) {
     case TILEDQR_TREE_FLAT: return Tree::flat;
     case TILEDQR_TREE_BINARY: return Tree::binary;
     case TILEDQR_TREE_GREEDY: return Tree::greedy;
+    case TILEDQR_TREE_TSQR: return Tree::tsqr;
     default:
-      throw InputError("options.tree must be one of TILEDQR_TREE_AUTO/FLAT/BINARY/GREEDY, got " + std::to_string(tree));
+      throw InputError("options.tree must be one of TILEDQR_TREE_AUTO/FLAT/BINARY/GREEDY/TSQR, got " +
+                       std::to_string(tree));
   }
 }
 
@@ -96,17 +98,31 @@ int rank_status(const T* diagonal, int64_t stride, int64_t m, int64_t n) {
   return TILEDQR_SUCCESS;
 }
 
+// Whether column x (m) holds only finite entries: x − x is 0 for a finite
+// x and NaN otherwise, a branch-free scan the compiler vectorises.
+template <typename T>
+bool finite_column(const T* x, int64_t m) {
+  int64_t bad = 0;
+  for (int64_t i = 0; i < m; ++i) bad |= int64_t(x[i] - x[i] != T(0));
+  return bad == 0;
+}
+
+// Whether A (m, n), col-major, lda holds only finite entries.
+template <typename T>
+bool all_finite(const T* a, int64_t m, int64_t n, int64_t lda) {
+  for (int64_t j = 0; j < n; ++j)
+    if (!finite_column(a + j * lda, m)) return false;
+  return true;
+}
+
 // A NaN or infinity would spread through every later tile unnoticed:
 // InputError naming the first one in A (m, n), col-major, lda.
 template <typename T>
 void check_finite(const T* a, int64_t m, int64_t n, int64_t lda, const char* name) {
   for (int64_t j = 0; j < n; ++j) {
-    // x − x is 0 for a finite x and NaN otherwise: a branch-free scan the
-    // compiler vectorises; the entry is looked for only when one is found.
+    // The entry is looked for only when the scan finds one.
     const T* column = a + j * lda;
-    int64_t bad = 0;
-    for (int64_t i = 0; i < m; ++i) bad |= int64_t(column[i] - column[i] != T(0));
-    if (!bad) continue;
+    if (finite_column(column, m)) continue;
     for (int64_t i = 0; i < m; ++i)
       if (!std::isfinite(column[i]))
         throw InputError(std::string(name) + "(" + std::to_string(i + 1) + "," + std::to_string(j + 1) +

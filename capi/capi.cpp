@@ -93,6 +93,7 @@ Options to_options(const tiledqr_options& o, int64_t m, int64_t n, int workers) 
     out.inner_block = o.inner_block;
     out.tree = o.tree == TILEDQR_TREE_AUTO ? default_tree(m, n, out.tile, workers) : given;
   }
+  if (out.tree == Tree::tsqr) out.tree_domains = workers;  // one row block a worker
   return out;
 }
 
@@ -153,10 +154,15 @@ void store_r(const Factorization<T>& f, T* a, int64_t lda) {
   for (int64_t j = 0; j < n; ++j) {
     T* column = a + j * lda;
     const int64_t top = std::min(j + 1, m);  // rows of R in column j
-    // Column j of tile row r is b contiguous entries, b·b after row r − 1's.
-    const T* tile_column = f.tiles.tile(0, j / b) + (j % b) * b;
-    for (int64_t row0 = 0; row0 < top; row0 += b)
-      std::copy_n(tile_column + row0 * b, std::min(b, top - row0), column + row0);
+    if (f.is_tsqr()) {
+      // The tsqr tree: R in the first rows of row block 0.
+      std::copy_n(f.tsqr.stored_r() + j * f.tsqr.stored_r_ld(), top, column);
+    } else {
+      // Column j of tile row r is b contiguous entries, b·b after row r − 1's.
+      const T* tile_column = f.tiles.tile(0, j / b) + (j % b) * b;
+      for (int64_t row0 = 0; row0 < top; row0 += b)
+        std::copy_n(tile_column + row0 * b, std::min(b, top - row0), column + row0);
+    }
     if (f.scale_exponent != 0)
       for (int64_t i = 0; i < top; ++i) column[i] = std::ldexp(column[i], f.scale_exponent);
     std::fill(column + top, column + m, T(0));
@@ -205,16 +211,31 @@ void check_batch(int64_t batch, int64_t m, int64_t n, const void* a, int64_t ld,
 // batch and every matrix's entries: with at least as many matrices as
 // workers each matrix on one worker (FR1), the batch spread over them;
 // otherwise the matrices one after the other, each on all of them (FR2).
-template <typename T, typename One>
+// fill(i), when given, writes matrix i of A first, on the worker that then
+// checks it.
+template <typename T, typename One, typename Fill = std::nullptr_t>
 void run_batch(int64_t batch, int64_t m, int64_t n, T* a, int64_t lda, int64_t stride, const tiledqr_options* opts,
-               One&& one) {
+               One&& one, Fill&& fill = nullptr) {
   check_batch(batch, m, n, a, lda, stride, 'A');
   const tiledqr_options o = opts ? *opts : tiledqr_options{};
   const int workers = useful_workers(o, double(batch) * qr_work(m, n));
   const bool spread = batch >= workers;
   const Options options = to_options<T>(o, m, n, spread ? 1 : workers);
+  // Every matrix is checked before any is factored, on the workers (a
+  // serial pass over a stack of small matrices cost a tenth of the call);
+  // the first one that is not finite is named.
+  std::vector<char> finite(size_t(batch), 1);
+  const auto scan = [&](int64_t i) {
+    if constexpr (!std::is_same_v<std::decay_t<Fill>, std::nullptr_t>) fill(i);
+    finite[size_t(i)] = all_finite(a + i * stride, m, n, lda);
+  };
+  if (spread && batch > 1) {
+    run_independent(batch, workers, scan);
+  } else {
+    for (int64_t i = 0; i < batch; ++i) scan(i);
+  }
   for (int64_t i = 0; i < batch; ++i)
-    check_finite(a + i * stride, m, n, lda, ("A[" + std::to_string(i) + "]").c_str());
+    if (!finite[size_t(i)]) check_finite(a + i * stride, m, n, lda, ("A[" + std::to_string(i) + "]").c_str());
   if (spread && batch > 1) {
     run_independent(batch, workers, [&](int64_t i) { one(i, options); });
   } else {
@@ -248,20 +269,51 @@ int geqrf_batch(int64_t batch, int64_t m, int64_t n, T* a, int64_t lda, int64_t 
 // its factors are fresh and then dropped, and a matrix that is one tile is
 // factored where it lies (qr_one_tile_in_place). The same bits as the two
 // calls.
+// The batch of qr_batch: A_i (m, n), lda ← R_i and Q_i (m, k), ldq ← its
+// first k columns, after fill(i) (see run_batch).
+template <typename T, typename Fill = std::nullptr_t>
+void run_qr_batch(int64_t batch, int64_t m, int64_t n, T* a, int64_t lda, int64_t stride_a, int64_t k, T* q,
+                  int64_t ldq, int64_t stride_q, const tiledqr_options* opts, Fill&& fill = nullptr) {
+  if (k < 0 || k > m) throw InputError("k must be in [0, m], got " + std::to_string(k));
+  check_batch(batch, m, k, q, ldq, stride_q, 'Q');
+  const auto one = [&](int64_t i, const Options& options) {
+    T* ai = a + i * stride_a;
+    T* qi = q + i * stride_q;
+    if (m == n && k == m && lda == m && ldq == m && qr_one_tile_in_place(m, ai, qi, options)) return;
+    const std::unique_ptr<Factorization<T>> f = factor_checked(m, n, ai, lda, options);
+    f->form_q(k, qi, ldq, executor_of(f->options));
+    store_r(*f, ai, lda);
+  };
+  run_batch(batch, m, n, a, lda, stride_a, opts, one, std::forward<Fill>(fill));
+}
+
 template <typename T>
 int qr_batch(int64_t batch, int64_t m, int64_t n, T* a, int64_t lda, int64_t stride_a, int64_t k, T* q, int64_t ldq,
              int64_t stride_q, const tiledqr_options* opts) {
   return guarded([&] {
-    if (k < 0 || k > m) throw InputError("k must be in [0, m], got " + std::to_string(k));
-    check_batch(batch, m, k, q, ldq, stride_q, 'Q');
-    run_batch(batch, m, n, a, lda, stride_a, opts, [&](int64_t i, const Options& options) {
-      T* ai = a + i * stride_a;
-      T* qi = q + i * stride_q;
-      if (m == n && k == m && lda == m && ldq == m && qr_one_tile_in_place(m, ai, qi, options)) return;
-      const std::unique_ptr<Factorization<T>> f = factor_checked(m, n, ai, lda, options);
-      f->form_q(k, qi, ldq, executor_of(f->options));
-      store_r(*f, ai, lda);
-    });
+    run_qr_batch(batch, m, n, a, lda, stride_a, k, q, ldq, stride_q, opts);
+    return int(TILEDQR_SUCCESS);
+  });
+}
+
+// qr_batch on R after each A_i (entry (r, c) at a + i·stride_a +
+// r·row_stride + c·col_stride) is copied into R_i by the worker that then
+// factors it: a stack in any layout (a C-ordered NumPy stack, a transposed
+// view) without a serial copy by the caller.
+template <typename T>
+int qr_batch_strided(int64_t batch, int64_t m, int64_t n, const T* a, int64_t stride_a, int64_t row_stride,
+                     int64_t col_stride, T* r, int64_t ldr, int64_t stride_r, int64_t k, T* q, int64_t ldq,
+                     int64_t stride_q, const tiledqr_options* opts) {
+  return guarded([&] {
+    check_batch(batch, m, n, r, ldr, stride_r, 'R');
+    if (batch > 0 && m > 0 && n > 0 && !a) throw InputError("A is NULL");
+    const auto copy = [&](int64_t i) {
+      const T* ai = a + i * stride_a;
+      T* ri = r + i * stride_r;
+      for (int64_t c = 0; c < n; ++c)
+        for (int64_t row = 0; row < m; ++row) ri[row + c * ldr] = ai[row * row_stride + c * col_stride];
+    };
+    run_qr_batch(batch, m, n, r, ldr, stride_r, k, q, ldq, stride_q, opts, copy);
     return int(TILEDQR_SUCCESS);
   });
 }
@@ -416,6 +468,18 @@ int tiledqr_dqr_batch(int64_t batch, int64_t m, int64_t n, double* A, int64_t ld
 int tiledqr_sqr_batch(int64_t batch, int64_t m, int64_t n, float* A, int64_t lda, int64_t stride_a, int64_t k,
                       float* Q, int64_t ldq, int64_t stride_q, const tiledqr_options* opts) {
   return qr_batch(batch, m, n, A, lda, stride_a, k, Q, ldq, stride_q, opts);
+}
+int tiledqr_dqr_batch_strided(int64_t batch, int64_t m, int64_t n, const double* A, int64_t stride_a,
+                              int64_t row_stride, int64_t col_stride, double* R, int64_t ldr, int64_t stride_r,
+                              int64_t k, double* Q, int64_t ldq, int64_t stride_q, const tiledqr_options* opts) {
+  return qr_batch_strided(batch, m, n, A, stride_a, row_stride, col_stride, R, ldr, stride_r, k, Q, ldq, stride_q,
+                          opts);
+}
+int tiledqr_sqr_batch_strided(int64_t batch, int64_t m, int64_t n, const float* A, int64_t stride_a,
+                              int64_t row_stride, int64_t col_stride, float* R, int64_t ldr, int64_t stride_r,
+                              int64_t k, float* Q, int64_t ldq, int64_t stride_q, const tiledqr_options* opts) {
+  return qr_batch_strided(batch, m, n, A, stride_a, row_stride, col_stride, R, ldr, stride_r, k, Q, ldq, stride_q,
+                          opts);
 }
 int tiledqr_dorgqr_batch(int64_t batch, int64_t m, int64_t k, tiledqr_factors* const* factors, double* Q,
                          int64_t ldq, int64_t stride_q, int threads) {

@@ -41,6 +41,9 @@ Options gpu_options(const tiledqr_options* in, int64_t m, int64_t n, bool single
   out.inner_block = o.inner_block;
   gpu::fr4_tiles(m, n, single_precision, out);  // InputError for a tile without kernels
   out.tree = tree_option(o.tree, gpu::fr4_tree_choice(m, n, single_precision));
+  if (out.tree == Tree::tsqr)
+    throw InputError("options.tree TILEDQR_TREE_TSQR runs on the CPU only (tiledqr_?geqrf); the GPU functions "
+                     "take AUTO, FLAT, BINARY or GREEDY");
   return out;
 }
 

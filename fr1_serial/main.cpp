@@ -7,6 +7,7 @@ int main(int argc, char** argv) {
   stage.name = "fr1_serial";
   stage.summary = "Tiled QR factorisation on one CPU thread (the task grid)";
   stage.device = "cpu";
+  stage.runs_tsqr = true;
   stage.factor_double = tiledqr::factor<double>;
   stage.factor_float = tiledqr::factor<float>;
   return tiledqr::stage_main(argc, argv, stage);

@@ -111,8 +111,7 @@ void run_dag_tasks(const Dag& dag, const ReadyPicker& pick, const std::function<
 
 template <typename T>
 void run_dag(Factorization<T>& f, const ReadyPicker& pick, const TraceClock& clock) {
-  const Dag dag = build_qr_dag(f.tiles.p, f.tiles.q, f.options.tree, f.options.tree_domains,
-                               f.options.inner_tree);
+  const Dag dag = f.factor_dag();
   run_dag_tasks(dag, pick, [&](const Task& task) { run_task_traced(f, task, clock); });
 }
 

@@ -8,6 +8,7 @@ int main(int argc, char** argv) {
   stage.name = "fr2_threaded";
   stage.summary = "Tiled QR factorisation on CPU worker threads (a shared task grid or DAG)";
   stage.device = "cpu";
+  stage.runs_tsqr = true;
   stage.uses_threads = true;
   stage.default_tree = tiledqr::default_tree;
   stage.factor_double = tiledqr::factor_threaded<double>;

@@ -282,7 +282,7 @@ void run_threaded(Factorization<T>& f, int threads, const ThreadedHooks& hooks) 
     GridSchedule schedule(f.tiles.p, f.tiles.q);
     run_factorization(f, schedule, workers, hooks);
   } else {
-    const Dag dag = build_qr_dag(f.tiles.p, f.tiles.q, f.options.tree, f.options.tree_domains, f.options.inner_tree);
+    const Dag dag = f.factor_dag();
     DagSchedule schedule(dag);
     run_factorization(f, schedule, workers, hooks);
   }

@@ -11,48 +11,28 @@
 #include "errors.hpp"
 #include "huge_pages.hpp"
 #include "kernels/host_binding.hpp"
+#include "kernels/small/small_kernels.hpp"
+#include "overflow_scaling.hpp"
 
 namespace tiledqr {
 
-void run_in_program_order(const Dag& dag, const std::function<void(const Task&)>& run) {
-  for (const Task& t : dag.tasks) run(t);
-}
-
 namespace {
 
-// Scales the tiles by 2^−s when their largest entry exceeds
-// huge / (64·√(p·b·b)) and returns s (0 otherwise, the tiles untouched).
-// Orthogonal transformations keep each column's norm, at most √(p·b)·max|a|;
-// the reflectors' application forms τ·vᵀc with ‖v‖ ≤ √2, τ ≤ 2, and the
-// compact-WY products Vᵀ C over b rows, so 64·√(p·b·b)·max|a| bounds every
-// intermediate. A power of two changes no digit of the normal entries.
+// The tiles' overflow limit: reflectors over the p·b rows of a tile column,
+// products b wide.
 template <typename T>
-T largest_magnitude(const T* x, size_t count) {
-  // Four running maxima (one would chain every comparison on the last);
-  // std::max passes over a NaN, as the single maximum did.
-  T most[4] = {0, 0, 0, 0};
-  const size_t quads = count / 4 * 4;
-  for (size_t e = 0; e < quads; e += 4)
-    for (int l = 0; l < 4; ++l) most[l] = std::max(most[l], std::fabs(x[e + l]));
-  for (size_t e = quads; e < count; ++e) most[0] = std::max(most[0], std::fabs(x[e]));
-  return std::max(std::max(most[0], most[1]), std::max(most[2], most[3]));
+double tile_overflow_limit(int64_t p, int64_t b) {
+  return overflow_limit<T>(double(p) * double(b), double(b));
 }
 
-// The largest |entry| that needs no scaling, for p tile rows of b.
-template <typename T>
-double overflow_limit(int64_t p, int64_t b) {
-  const double headroom = 64.0 * std::sqrt(double(p) * double(b) * double(b));
-  return double(std::numeric_limits<T>::max()) / headroom;
-}
-
+// Scales the tiles by 2^−s when their largest entry exceeds the limit and
+// returns s (0 otherwise, the tiles untouched).
 template <typename T>
 int scale_below_overflow(TileMatrix<T>& tiles) {
   const T largest = largest_magnitude(tiles.data.data(), tiles.data.size());
-  if (!std::isfinite(largest)) return 0;  // non-finite input (--allow-nonfinite): nothing to save
-  const double limit = overflow_limit<T>(tiles.p, tiles.b);
-  if (double(largest) <= limit) return 0;
-  const int s = int(std::ceil(std::log2(double(largest) / limit)));
-  for (T& x : tiles.data) x = std::ldexp(x, -s);
+  const int s = exponent_below(double(largest), tile_overflow_limit<T>(tiles.p, tiles.b));
+  if (s != 0)
+    for (T& x : tiles.data) x = std::ldexp(x, -s);
   return s;
 }
 
@@ -69,8 +49,16 @@ Factorization<T>::Factorization(const T* a, int64_t m, int64_t n, int64_t lda, c
     throw InputError("tile size " + std::to_string(opts.tile) + " is too large: a tile's " +
                      std::to_string(int64_t(opts.tile) * opts.tile) +
                      " elements exceed the kernels' 32-bit indices (at most 46340)");
+  if (is_tsqr()) {
+    tiles.m = m;
+    tiles.n = n;
+    tiles.b = opts.tile;
+    tsqr = TsqrFactors<T>(a, m, n, lda, opts.tree_domains, ib(), opts.fan_in, opts.backend == Backend::reference);
+    return;
+  }
   tiles = TileMatrix<T>::from_colmajor(a, m, n, lda, opts.tile);
   scale_exponent = scale_below_overflow(tiles);
+  one_tile_kernels = opts.backend == Backend::lapack && m == opts.tile && n == opts.tile;
   const size_t local_elements = checked_elements({local_block_count(), ib(), tiles.b}, sizeof(T), "T factors");
   const size_t merge_elements = checked_elements({merge_block_count(), ib(), tiles.b}, sizeof(T), "T factors");
   reserve_with_huge_pages(t_local, local_elements);
@@ -112,8 +100,25 @@ int64_t Factorization<T>::merge_block_count() const {
 }
 
 template <typename T>
+Dag Factorization<T>::factor_dag() const {
+  if (is_tsqr()) return tsqr.factor_dag();
+  return build_qr_dag(tiles.p, tiles.q, options.tree, options.tree_domains, options.inner_tree);
+}
+
+template <typename T>
 void Factorization<T>::run_task(const Task& t) {
+  if (is_tsqr()) {
+    tsqr.run_task(t);
+    // Only the tasks that write block 0's triangle change R's exponent;
+    // the DAG orders them, so no other task reads or writes it meanwhile.
+    if (t.i == 0 || t.piv == 0) scale_exponent = tsqr.scale[0];
+    return;
+  }
   const int b = tiles.b;
+  if (one_tile_kernels) {  // the one task: geqrt(0, 0)
+    small_kernels::geqr2(b, b, tiles.tile(0, 0), b, t_local_tile(0, 0));
+    return;
+  }
   const bool merge = !(t.kind == TaskKind::geqrt || t.kind == TaskKind::ormqr);
   const kernels::HostOperands<T> o{b, ib(), b, tiles.tile(t.i, t.k),
                                    merge ? t_merge_tile(t.i, t.k) : t_local_tile(t.i, t.k),
@@ -168,6 +173,7 @@ void apply_to_identity_column(TaskKind kind, bool transpose, int b, int width, i
 
 template <typename T>
 void Factorization<T>::run_apply_task(const Task& t, bool transpose, bool form_q, RhsTiles<T>& c) const {
+  if (is_tsqr()) throw std::logic_error("run_apply_task: the tsqr tree applies Q through TsqrFactors");
   const int b = tiles.b, nb = ib(), width = c.width(t.j);
   const bool local = t.kind == TaskKind::ormqr, reference = options.backend == Backend::reference;
   // The update kinds only read V and T: the const_casts write nothing.
@@ -175,6 +181,10 @@ void Factorization<T>::run_apply_task(const Task& t, bool transpose, bool form_q
   T* tf = const_cast<T*>(local ? t_local_tile(t.i, t.k) : t_merge_tile(t.i, t.k));
   T* top = local ? nullptr : c.tile(t.piv, t.j);
   T* row = c.tile(t.i, t.j);
+  if (one_tile_kernels) {  // ormqr(0, 0, j): the one tile's reflectors on tile column j
+    small_kernels::orm2r(transpose, b, width, b, v, b, tf, row, b);
+    return;
+  }
   if (!form_q || t.j != t.k || reference) {
     const kernels::HostOperands<T> o{b, nb, width, v, tf, top, b, row, b};
     kernels::run_host_kernel(t.kind, reference, transpose, o);
@@ -223,6 +233,10 @@ void Factorization<T>::apply_colmajor(bool transpose, T* b, int64_t ldb, int64_t
                                       const DagExecutor& executor) const {
   check_rhs(rows(), ldb, nrhs);
   if (nrhs == 0 || rows() == 0) return;
+  if (is_tsqr() && tsqr.count() > 0) {  // (an empty matrix's handle has no blocks: Q = I below)
+    tsqr.apply(transpose, b, ldb, nrhs, executor);
+    return;
+  }
   RhsTiles<T> c = RhsTiles<T>::from_colmajor(b, rows(), nrhs, ldb, tiles.b);
   apply_tiles(transpose, false, c, executor);
   c.to_colmajor(b, ldb);
@@ -243,6 +257,14 @@ void Factorization<T>::form_q(int64_t k, T* q, int64_t ldq, const DagExecutor& e
   if (k < 0 || k > rows()) throw InputError("form_q: k must be in [0, m], got " + std::to_string(k));
   check_rhs(rows(), ldq, k);
   if (k == 0 || rows() == 0) return;
+  if (is_tsqr() && tsqr.count() > 0) {
+    tsqr.form_q(k, q, ldq, executor);
+    return;
+  }
+  if (one_tile_kernels) {
+    small_kernels::org2r(int(rows()), int(k), tiles.tile(0, 0), tiles.b, t_local_tile(0, 0), q, int(ldq));
+    return;
+  }
   RhsTiles<T> c = RhsTiles<T>::identity(rows(), k, tiles.b);
   apply_tiles(false, true, c, executor);
   c.to_colmajor(q, ldq);
@@ -252,6 +274,12 @@ template <typename T>
 DenseMatrix<T> Factorization<T>::stored_r() const {
   const int64_t k = std::min(rows(), cols());
   DenseMatrix<T> r(k, cols());
+  if (is_tsqr() && k > 0) {
+    const T* top = tsqr.stored_r();
+    for (int64_t j = 0; j < cols(); ++j)
+      std::copy_n(top + j * tsqr.stored_r_ld(), std::min(j + 1, k), r.data.data() + j * k);
+    return r;
+  }
   const int b = tiles.b;
   for (int64_t j = 0; j < cols(); ++j) {
     const int64_t last = std::min(j, k - 1);
@@ -312,16 +340,18 @@ bool qr_one_tile_in_place(int64_t n, T* a, T* q, const Options& options) {
   // b = n exactly: with a larger tile the tiled path pads A and its kernels
   // see other sizes (the C interface cuts the tile to min(m, n)).
   if (n < 1 || options.tile != n || options.backend != Backend::lapack) return false;
-  if (!(double(largest_magnitude(a, size_t(n) * size_t(n))) <= overflow_limit<T>(1, n))) return false;
-  const int b = int(n), nb = options.effective_inner_block();
-  thread_local std::vector<T> t_factors;
-  if (t_factors.size() < size_t(nb) * size_t(b)) t_factors.resize(size_t(nb) * size_t(b));
-  lapack_kernels::geqrt(b, b, nb, a, b, t_factors.data(), nb);  // run_task's geqrt
-  // form_q(n): the identity, then Q's inner blocks in reverse, each on the
-  // columns it changes, as run_apply_task does on the diagonal tile.
-  std::fill_n(q, size_t(b) * size_t(b), T(0));
-  for (int j = 0; j < b; ++j) q[j + int64_t(j) * b] = T(1);
-  apply_to_identity_column(TaskKind::ormqr, false, b, b, nb, a, t_factors.data(), static_cast<T*>(nullptr), q);
+  // The tiles are 16-byte aligned (malloc); the BLAS that ?larfg calls for
+  // a column near the overflow or underflow threshold may round differently
+  // on a column that is not (OpenBLAS's SSE3 kernels, which it falls back
+  // to on processors it does not know, do), so an A or Q that is not takes
+  // the tiled path, for the same bits.
+  if (reinterpret_cast<uintptr_t>(a) % 16 != 0 || reinterpret_cast<uintptr_t>(q) % 16 != 0) return false;
+  if (!(double(largest_magnitude(a, size_t(n) * size_t(n))) <= tile_overflow_limit<T>(1, n))) return false;
+  const int b = int(n);
+  thread_local std::vector<T> tau;
+  if (tau.size() < size_t(b)) tau.resize(size_t(b));
+  small_kernels::geqr2(b, b, a, b, tau.data());  // run_task's geqrt
+  small_kernels::org2r(b, b, a, b, tau.data(), q, b);  // form_q(n)
   for (int j = 0; j + 1 < b; ++j) std::fill(a + j * int64_t(b) + j + 1, a + (j + 1) * int64_t(b), T(0));  // R
   return true;
 }

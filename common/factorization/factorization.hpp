@@ -13,6 +13,7 @@
 #include "rhs_tiles.hpp"
 #include "task.hpp"
 #include "tile_matrix.hpp"
+#include "tsqr.hpp"
 
 namespace tiledqr {
 
@@ -23,13 +24,6 @@ struct TaskRecord {
   int64_t start_ns = 0;
   int64_t end_ns = 0;
 };
-
-// Runs every task of `dag` once, each after all its predecessors, through
-// `run`: what an executor does. The stages supply theirs (FR1 one thread,
-// FR2 a pool); run_in_program_order is the plain loop (program order is a
-// topological order).
-using DagExecutor = std::function<void(const Dag& dag, const std::function<void(const Task&)>& run)>;
-void run_in_program_order(const Dag& dag, const std::function<void(const Task&)>& run);
 
 template <typename T>
 struct Factorization {
@@ -43,6 +37,14 @@ struct Factorization {
   // of every tile (i > k). Address them with t_local_tile / t_merge_tile.
   std::vector<T> t_local;
   std::vector<T> t_merge;
+  // The tsqr tree keeps no tiles (tiles holds m and n only) and no T blocks
+  // above: its row blocks and their factors are here.
+  TsqrFactors<T> tsqr;
+  // A square matrix that is one tile (LAPACK backend) is factored by the
+  // small-matrix kernels (kernels/small/): unblocked reflectors, their τ in
+  // the first b entries of t_local's one block. Set by the constructor;
+  // factors filled otherwise (a GPU's, a distributed run's) keep T blocks.
+  bool one_tile_kernels = false;
   std::vector<TaskRecord> trace;
   double device_seconds = 0;  // set by GPU stages: time on the device only
   // The tiles hold A·2^−scale_exponent: an A with entries near the overflow
@@ -53,14 +55,21 @@ struct Factorization {
   int scale_exponent = 0;
 
   // Tiles A in the layout the executors work on; nothing is factored yet.
+  // The tsqr tree copies nothing here: each row block is copied by the
+  // task that factors it, so A must outlive the factorisation's tasks.
   Factorization(const T* a, int64_t m, int64_t n, int64_t lda, const Options& opts);
   Factorization() = default;
 
   int64_t rows() const { return tiles.m; }
   int64_t cols() const { return tiles.n; }
   int ib() const { return options.effective_inner_block(); }
+  bool is_tsqr() const { return options.tree == Tree::tsqr; }
 
-  // Runs one task of the factorisation on the tiles (CPU backends).
+  // The factorisation's tasks for options' tree: build_qr_dag on the tile
+  // grid, or the tsqr tree's on its row blocks. (FR1 and FR2 run the flat
+  // tree through the task grid instead.)
+  Dag factor_dag() const;
+  // Runs one task of the factorisation on the tiles or row blocks (CPU backends).
   void run_task(const Task& task);
 
   // R: the upper-triangular (min(m, n), n) factor. An entry beyond the
@@ -81,7 +90,7 @@ struct Factorization {
   DenseMatrix<T> thin_q() const;
   // Runs one task of an apply DAG (build_apply_dag with `transpose` and
   // `form_q`) on the right-hand side's tiles c, which have this
-  // factorisation's tile size.
+  // factorisation's tile size (tile trees only).
   void run_apply_task(const Task& task, bool transpose, bool form_q, RhsTiles<T>& c) const;
   // X (n, nrhs) = argmin ‖A X − B‖_F for B (m, nrhs); needs m ≥ n
   // (otherwise throws InputError) and A of full numerical rank: a diagonal
@@ -113,10 +122,10 @@ struct Factorization {
 extern template struct Factorization<float>;
 extern template struct Factorization<double>;
 
-// An (n, n) A that is one tile of `options` (tile ≥ n, the LAPACK-backed
-// kernels), factored where it lies: A (lda = n) ← R with zeros below the
-// diagonal, Q (ldq = n) ← the (n, n) orthogonal factor. The same kernels on
-// the same data in the same order as Factorization, run_task and
+// An (n, n) A that is one tile of `options` (tile = n, the LAPACK
+// backend), factored where it lies: A (lda = n) ← R with zeros below the
+// diagonal, Q (ldq = n) ← the (n, n) orthogonal factor. The same small-matrix
+// kernels on the same data in the same order as Factorization, run_task and
 // form_q(n, …) on that one tile, so the same bits, without copying A into a
 // tile, Q out of one, or allocating either: what a stack of small matrices
 // spends most of its time on otherwise. Returns false, A and Q untouched,

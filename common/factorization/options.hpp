@@ -11,7 +11,10 @@ enum class Backend { reference, lapack };
 // (tile row i in domain i mod tree_domains: one process row of a 2-D
 // block-cyclic distribution); each domain is reduced by `inner_tree` (flat
 // or binary), then the domains' top rows by a binary tree.
-enum class Tree { flat, binary, greedy, hierarchical };
+// tsqr: no tiles: the matrix is cut into `tree_domains` contiguous row
+// blocks, each factored whole by LAPACK's blocked QR, and their R factors
+// are merged by a tree of fan-in `fan_in` (docs/design.md §8; CPU only).
+enum class Tree { flat, binary, greedy, hierarchical, tsqr };
 
 // The options of one factorisation, for every executor: the CPU stages read
 // the first two groups, the GPU stages the first and the last. (The C
@@ -21,8 +24,9 @@ struct Options {
   // Every stage.
   int tile = 32;              // b: tile size; the GPU stages run 32 only (gpu::tile_shape)
   Tree tree = Tree::flat;     // the scheduler-warp GPU executor runs flat only
-  int tree_domains = 1;         // hierarchical tree: number of domains
+  int tree_domains = 1;         // hierarchical tree: number of domains; tsqr: number of row blocks
   Tree inner_tree = Tree::flat;  // hierarchical tree: flat or binary inside a domain
+  int fan_in = 4;               // tsqr: R factors a node of its tree merges (≥ 2)
   bool trace = false;         // record one TaskRecord per task
 
   // The CPU stages.

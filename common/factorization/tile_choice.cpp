@@ -23,19 +23,24 @@ const TileRow& matching_row(const std::vector<TileRow>& table, int workers, int6
 }  // namespace
 
 // The CPU's rows: the fastest tile, inner block and tree of FR1 (one
-// worker) and FR2 (two) on a 2-core AMD EPYC with OpenBLAS 0.3.21, least of 3
-// runs (report/data/tile_choice_cpu_2core.csv, tiledqr_bench --preset
-// tile_choice_cpu; scripts/tile-table prints these rows from it). Squares
-// 64² to 4096², tall m·n = 2²³ with 32 to 512 columns; each winner serves
-// the shapes up to the geometric mean of its narrow side and the next.
-// More than two workers take the two-worker rows: nothing larger measured.
+// worker) and FR2 (two), least of the runs. Squares, 64² to 4096²: on a
+// 2-core AMD EPYC with OpenBLAS 0.3.21, least of 3
+// (report/data/tile_choice_cpu_2core.csv, tiledqr_bench --preset
+// tile_choice_cpu). Tall matrices, m·n = 2²³ with 32 to 512 columns, with
+// the tsqr tree among the candidates: on a 2-core Intel Xeon (family 6,
+// model 207; OpenBLAS 0.3.21 does not recognise it and runs its SSE3
+// kernels), least of 5 (report/data/tall_choice_cpu_2core.csv,
+// tiledqr_bench --preset tall_choice_cpu). scripts/tile-table prints these
+// rows from either CSV; each winner serves the shapes up to the geometric
+// mean of its narrow side and the next. More than two workers take the
+// two-worker rows: nothing larger measured.
 const std::vector<TileRow>& cpu_tile_table() {
   static const std::vector<TileRow> rows = {
-      {1, 45, 8.0, 32, 16, Tree::flat},  // 262144x32: 0.1118 s
-      {1, 90, 8.0, 64, 16, Tree::flat},  // 131072x64: 0.0979 s
-      {1, 181, 8.0, 128, 16, Tree::flat},  // 65536x128: 0.1173 s
-      {1, 362, 8.0, 256, 16, Tree::flat},  // 32768x256: 0.1635 s
-      {1, kAnyNarrow, 8.0, 512, 16, Tree::flat},  // 16384x512: 0.2872 s
+      {1, 45, 8.0, 32, 16, Tree::flat},  // 262144x32: 0.1502 s
+      {1, 90, 8.0, 64, 16, Tree::flat},  // 131072x64: 0.1726 s
+      {1, 181, 8.0, 128, 32, Tree::tsqr},  // 65536x128: 0.2589 s
+      {1, 362, 8.0, 256, 32, Tree::flat},  // 32768x256: 0.4718 s
+      {1, kAnyNarrow, 8.0, 512, 32, Tree::flat},  // 16384x512: 0.7007 s
       {1, 90, 0.0, 64, 16, Tree::flat},  // 64x64: 3.032e-05 s
       {1, 181, 0.0, 64, 16, Tree::flat},  // 128x128: 0.0001529 s
       {1, 362, 0.0, 256, 32, Tree::flat},  // 256x256: 0.0008599 s
@@ -43,11 +48,11 @@ const std::vector<TileRow>& cpu_tile_table() {
       {1, 1448, 0.0, 128, 32, Tree::flat},  // 1024x1024: 0.04365 s
       {1, 2896, 0.0, 256, 64, Tree::flat},  // 2048x2048: 0.4201 s
       {1, kAnyNarrow, 0.0, 256, 32, Tree::flat},  // 4096x4096: 2.698 s
-      {kAnyWorkers, 45, 8.0, 32, 16, Tree::hierarchical},  // 262144x32: 0.1225 s
-      {kAnyWorkers, 90, 8.0, 64, 16, Tree::hierarchical},  // 131072x64: 0.08195 s
-      {kAnyWorkers, 181, 8.0, 128, 16, Tree::hierarchical},  // 65536x128: 0.07335 s
-      {kAnyWorkers, 362, 8.0, 128, 16, Tree::hierarchical},  // 32768x256: 0.1016 s
-      {kAnyWorkers, kAnyNarrow, 8.0, 256, 16, Tree::hierarchical},  // 16384x512: 0.1602 s
+      {kAnyWorkers, 45, 8.0, 32, 16, Tree::tsqr},  // 262144x32: 0.08792 s
+      {kAnyWorkers, 90, 8.0, 64, 16, Tree::tsqr},  // 131072x64: 0.1043 s
+      {kAnyWorkers, 181, 8.0, 128, 16, Tree::hierarchical},  // 65536x128: 0.173 s
+      {kAnyWorkers, 362, 8.0, 256, 32, Tree::tsqr},  // 32768x256: 0.2349 s
+      {kAnyWorkers, kAnyNarrow, 8.0, 256, 16, Tree::hierarchical},  // 16384x512: 0.3809 s
       {kAnyWorkers, 90, 0.0, 64, 16, Tree::flat},  // 64x64: 9.657e-05 s
       {kAnyWorkers, 181, 0.0, 32, 16, Tree::flat},  // 128x128: 0.0003031 s
       {kAnyWorkers, 362, 0.0, 64, 16, Tree::flat},  // 256x256: 0.000836 s
@@ -100,7 +105,7 @@ TileChoice choose_tile(const TileQuery& query) {
   if (narrow == 0) return TileChoice{1, 1, Tree::flat};
   const double aspect = double(wide) / double(narrow);
   const TileRow& row = matching_row(cpu ? cpu_tile_table() : gpu_tile_table(query.precision), workers, narrow, aspect);
-  const int domains = row.tree == Tree::hierarchical ? workers : 1;
+  const int domains = row.tree == Tree::hierarchical || row.tree == Tree::tsqr ? workers : 1;
   if (!cpu) return TileChoice{row.tile, row.inner_block, row.tree, domains};
   const int64_t tiles = (narrow + row.tile - 1) / row.tile;
   const int64_t even = (narrow + tiles - 1) / tiles;

@@ -30,7 +30,7 @@ struct TileChoice {
   int tile = 32;         // b
   int inner_block = 32;  // ib, ≤ b
   Tree tree = Tree::flat;
-  int domains = 1;       // hierarchical tree: its domains, each reduced by a flat tree
+  int domains = 1;       // hierarchical tree: its domains, each reduced by a flat tree; tsqr: its row blocks
 };
 
 // One measured row: a query with at most `workers` (CPU: threads; GPU:
@@ -43,7 +43,9 @@ struct TileChoice {
 // per worker, each reduced by a flat tree: a chain of tsqrt per worker,
 // then log₂(workers) merges (Hadri, Ltaief, Agullo, Dongarra, "Tile QR
 // factorization with parallel panel processing for multicore
-// architectures", 2010, §3).
+// architectures", 2010, §3). Tree::tsqr means one row block per worker,
+// each factored whole by LAPACK, merged by a tree (docs/design.md §8); its
+// tile only bounds the inner block.
 struct TileRow {
   int workers;
   int64_t narrow;

@@ -243,13 +243,18 @@ int run(const StageConfig& config, const StageOutputs& outputs, const StageDescr
   if (!config.rhs.empty()) x = f.solve(b.data.data(), b.ld(), b.cols);
 
   const char* precision = sizeof(T) == 8 ? "double" : "float";
+  // The tsqr tree's inner block is at most n; its row blocks at most m / n.
+  const int ib_used = f.is_tsqr() ? f.tsqr.ib : inner_block;
   if (config.json) {
     std::cout << "{\"stage\":" << json_string(stage.name) << ",\"m\":" << a.rows
               << ",\"n\":" << a.cols << ",\"tile\":" << options.tile
-              << ",\"inner_block\":" << inner_block
+              << ",\"inner_block\":" << ib_used
               << ",\"precision\":\"" << precision << "\",\"backend\":\""
               << backend << "\",\"tree\":\""
               << tree_name(options.tree) << "\",\"threads\":" << options.threads
+              << (f.is_tsqr() ? ",\"row_blocks\":" + std::to_string(f.tsqr.count()) +
+                                    ",\"fan_in\":" + std::to_string(f.tsqr.fan_in)
+                              : std::string())
               << ",\"seed\":" << (config.input.empty() ? std::to_string(config.seed) : "null")
               << ",\"seconds\":" << json_number(seconds) << ",\"gflops\":" << json_number(gflops)
               << ",\"residual\":" << json_number(res.residual)
@@ -263,8 +268,9 @@ int run(const StageConfig& config, const StageOutputs& outputs, const StageDescr
     std::printf("%s: %lld x %lld %s (%s), tile %d, inner block %d, backend %s, tree %s\n",
                 stage.name.c_str(), static_cast<long long>(a.rows),
                 static_cast<long long>(a.cols), precision, source.c_str(), options.tile,
-                inner_block, backend.c_str(), tree_name(options.tree));
+                ib_used, backend.c_str(), tree_name(options.tree));
     if (stage.uses_threads) std::printf("  threads        %d\n", options.threads);
+    if (f.is_tsqr()) std::printf("  row blocks     %d (fan-in %d)\n", int(f.tsqr.count()), f.tsqr.fan_in);
     std::printf("  time           %.6f s\n", seconds);
     std::printf("  GFLOP/s        %.3f\n", gflops);
     if (skipped.empty()) {
@@ -330,15 +336,25 @@ int parse_stage_command_line(int argc, char** argv, const StageDescription& stag
   auto* threads_option =
       app.add_option("--threads", config.options.threads, "worker threads (0: every CPU this process may use)")
           ->transform(signed_decimal);
-  auto* tree_option = app.add_option("--tree", config.tree,
-                                     "elimination tree: flat, binary, greedy or hierarchical (default: the stage's choice by shape)")
-      ->check(CLI::IsMember({"flat", "binary", "greedy", "hierarchical"}));
-  auto* domains_option = app.add_option("--domains", config.options.tree_domains,
-                                        "hierarchical tree: domains, tile row i in domain i mod domains (default 1)")
-                             ->transform(signed_decimal);
+  const std::string tree_help =
+      stage.runs_tsqr
+          ? "elimination tree: flat, binary, greedy, hierarchical, or tsqr: row blocks factored whole by "
+            "LAPACK and their R merged by a tree (default: the stage's choice by shape)"
+          : "elimination tree: flat, binary, greedy or hierarchical (default: the stage's choice by shape)";
+  auto* tree_option = app.add_option("--tree", config.tree, tree_help)
+                          ->check(CLI::IsMember({"flat", "binary", "greedy", "hierarchical", "tsqr"}));
+  auto* domains_option =
+      app.add_option("--domains", config.options.tree_domains,
+                     stage.runs_tsqr ? "hierarchical tree: domains, tile row i in domain i mod domains (default 1); "
+                                       "tsqr: row blocks (default: one per thread)"
+                                     : "hierarchical tree: domains, tile row i in domain i mod domains (default 1)")
+          ->transform(signed_decimal);
   auto* inner_tree_option =
       app.add_option("--inner-tree", config.inner_tree, "hierarchical tree: flat or binary inside a domain")
           ->check(CLI::IsMember({"flat", "binary"}));
+  auto* fan_in_option =
+      app.add_option("--fan-in", config.options.fan_in, "tsqr tree: R factors one node merges (default 4)")
+          ->transform(signed_decimal);
   auto* backend_option =
       app.add_option("--backend", config.backend, "tile kernels: reference or lapack (default lapack)")
       ->check(CLI::IsMember({"reference", "lapack"}));
@@ -372,6 +388,7 @@ int parse_stage_command_line(int argc, char** argv, const StageDescription& stag
     domains_option->group("");
     inner_tree_option->group("");
   }
+  if (!stage.runs_tsqr) fan_in_option->group("");
   app.set_version_flag("--version", [&stage] {
     return version_text(stage.name, stage.library_versions ? stage.library_versions() : std::string());
   });
@@ -415,6 +432,11 @@ int parse_stage_command_line(int argc, char** argv, const StageDescription& stag
                        " (the hierarchical tree's domains are the CPU stages')");
     if (config.options.tree_domains < 1)
       throw InputError("--domains must be >= 1, got " + std::to_string(config.options.tree_domains));
+    if (!stage.runs_tsqr && (config.tree == "tsqr" || fan_in_option->count() > 0))
+      throw InputError("--tree tsqr and --fan-in do not apply to " + stage.name +
+                       " (the tsqr tree runs on the CPU stages of one process)");
+    if (config.options.fan_in < 2)
+      throw InputError("--fan-in must be >= 2, got " + std::to_string(config.options.fan_in));
     config.options.backend = parse_backend(config.backend);
     config.options.tree = parse_tree(config.tree);
     config.options.inner_tree = parse_tree(config.inner_tree);
@@ -427,6 +449,9 @@ int parse_stage_command_line(int argc, char** argv, const StageDescription& stag
                        ": --threads " + std::to_string(config.options.threads) +
                        " does not apply (fr2_threaded is the threaded CPU stage)");
     if (!stage.uses_threads) config.options.threads = 1;
+    // tsqr: one row block a worker unless --domains says otherwise.
+    if (config.options.tree == Tree::tsqr && domains_option->count() == 0)
+      config.options.tree_domains = config.options.threads;
   } catch (const InputError& e) {
     if (report) std::cerr << stage.name << ": error: " << e.what() << "\n";
     return exit_code::bad_input;

@@ -30,6 +30,9 @@ struct StageDescription {
   // Whether --domains and --inner-tree (the hierarchical tree's shape) mean
   // anything here.
   bool uses_tree_domains = true;
+  // Whether the stage runs the tsqr tree (row blocks factored whole by
+  // LAPACK, merged by a tree of --fan-in): the CPU stages of one process.
+  bool runs_tsqr = false;
   // The stage's own tile kernels (e.g. "gpu-warp"), printed as its backend;
   // empty: the kernels are the --backend option's. A stage with its own
   // kernels rejects --backend and --inner-block.

@@ -163,6 +163,16 @@ QrMemoryNeed qr_memory_need(int64_t m, int64_t n, const Options& options, size_t
   const double panels = std::min(p, q);
   need.matrix = double(m) * double(n) * (e + (from_file ? 8.0 : 0.0));
   need.tiles = p * q * b * b * e;
+  if (options.tree == Tree::tsqr) {
+    // Row blocks instead of tiles: A's copy, two T factors (ib, n) a
+    // block, 2P − 1 tasks.
+    const double blocks = std::max(1.0, std::min(double(options.tree_domains), std::floor(double(m) / double(n))));
+    need.tiles = double(m) * double(n) * e;
+    need.t_factors = 2 * blocks * ib * double(n) * e;
+    need.schedule = (2 * blocks - 1) * (160 + (options.trace ? 40 : 0));
+    need.check = (double(m) * n + double(m) * k + k * double(n) + k * k) * e;
+    return need;
+  }
   // Merge blocks: Σ_{c<panels} (p − c − 1); local blocks: panels (flat) or
   // Σ (p − c) (trees), each (ib, b).
   const double merge_blocks = panels * (p - 1) - panels * (panels - 1) / 2;

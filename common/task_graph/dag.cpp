@@ -95,6 +95,10 @@ void link_dag(Dag& dag, std::vector<std::vector<int32_t>>& preds_of) {
 
 }  // namespace
 
+void run_in_program_order(const Dag& dag, const std::function<void(const Task&)>& run) {
+  for (const Task& t : dag.tasks) run(t);
+}
+
 std::vector<TileAccess> tile_accesses(const Task& t) {
   switch (t.kind) {
     case TaskKind::geqrt:
@@ -115,12 +119,26 @@ std::vector<TileAccess> tile_accesses(const Task& t) {
   return {};
 }
 
-Dag build_qr_dag(int32_t p, int32_t q, Tree tree, int32_t domains, Tree inner) {
+namespace {
+
+// The tsqr tree's grid is one column of row blocks.
+void require_one_block_column(int32_t q, Tree tree, const char* builder) {
+  if (tree == Tree::tsqr && q != 1)
+    throw InputError(std::string(builder) + ": the tsqr tree factors one column of row blocks, got " +
+                     std::to_string(q) + " columns");
+}
+
+}  // namespace
+
+Dag build_qr_dag(int32_t p, int32_t q, Tree tree, int32_t domains, Tree inner, int32_t fan_in) {
   if (p < 1 || q < 1) throw InputError("build_qr_dag: empty tile grid");
+  require_one_block_column(q, tree, "build_qr_dag");
   // Counted in closed form before anything is allocated: this builder's ids
-  // are int32. A hierarchical tree has at most the binary tree's tasks (each
-  // tile row below the first is eliminated once, by a tsqrt or a ttqrt).
-  const int64_t tasks = qr_dag::make_shape(p, q, tree == Tree::hierarchical ? Tree::binary : tree).num_tasks;
+  // are int32. The hierarchical and tsqr trees have at most the binary
+  // tree's tasks (each tile row below the first is eliminated once, by a
+  // tsqrt or a ttqrt).
+  const bool like_binary = tree == Tree::hierarchical || tree == Tree::tsqr;
+  const int64_t tasks = qr_dag::make_shape(p, q, like_binary ? Tree::binary : tree).num_tasks;
   if (tasks > std::numeric_limits<int32_t>::max())
     throw InputError("build_qr_dag: " + std::to_string(p) + " x " + std::to_string(q) + " tiles with the " +
                      tree_name(tree) + " tree give " + std::to_string(tasks) +
@@ -138,7 +156,7 @@ Dag build_qr_dag(int32_t p, int32_t q, Tree tree, int32_t domains, Tree inner) {
   };
   const int32_t steps = std::min(p, q);
   for (int32_t k = 0; k < steps; ++k) {
-    for (const Elimination& e : panel_eliminations(p, k, tree, domains, inner)) {
+    for (const Elimination& e : panel_eliminations(p, k, tree, domains, inner, fan_in)) {
       add(factor_task(e, k));
       for (int32_t j = k + 1; j < q; ++j) add(update_task(e, k, j));
     }
@@ -148,8 +166,9 @@ Dag build_qr_dag(int32_t p, int32_t q, Tree tree, int32_t domains, Tree inner) {
 }
 
 Dag build_apply_dag(int32_t p, int32_t q, int32_t cols, Tree tree, int32_t domains, Tree inner, bool transpose,
-                    bool form_q) {
+                    bool form_q, int32_t fan_in) {
   if (p < 1 || q < 1 || cols < 1) throw InputError("build_apply_dag: empty tile grid");
+  require_one_block_column(q, tree, "build_apply_dag");
   const int32_t steps = std::min(p, q);
   // Tasks: Σ over the panels of (eliminations) × (tile columns updated); a
   // panel of r tile rows has r eliminations (flat) or at most 2r − 1 (each
@@ -165,7 +184,7 @@ Dag build_apply_dag(int32_t p, int32_t q, int32_t cols, Tree tree, int32_t domai
   std::vector<std::vector<int32_t>> preds_of;
   for (int32_t s = 0; s < steps; ++s) {
     const int32_t k = transpose ? s : steps - 1 - s;
-    std::vector<Elimination> plan = panel_eliminations(p, k, tree, domains, inner);
+    std::vector<Elimination> plan = panel_eliminations(p, k, tree, domains, inner, fan_in);
     if (!transpose) std::reverse(plan.begin(), plan.end());
     for (const Elimination& e : plan)
       for (int32_t j = form_q ? k : 0; j < cols; ++j) {

@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "options.hpp"
@@ -30,9 +31,17 @@ struct Dag {
   int64_t num_edges() const { return static_cast<int64_t>(preds.size()); }
 };
 
-// The DAG of a p×q tile grid for `tree` (`domains` and `inner`: see
-// panel_eliminations).
-Dag build_qr_dag(int32_t p, int32_t q, Tree tree, int32_t domains = 1, Tree inner = Tree::flat);
+// Runs every task of `dag` once, each after all its predecessors, through
+// `run`: what an executor does. The stages supply theirs (FR1 one thread,
+// FR2 a pool); run_in_program_order is the plain loop (program order is a
+// topological order).
+using DagExecutor = std::function<void(const Dag& dag, const std::function<void(const Task&)>& run)>;
+void run_in_program_order(const Dag& dag, const std::function<void(const Task&)>& run);
+
+// The DAG of a p×q tile grid for `tree` (`domains`, `inner` and `fan_in`:
+// see panel_eliminations). The tsqr tree's grid is p row blocks, q = 1.
+Dag build_qr_dag(int32_t p, int32_t q, Tree tree, int32_t domains = 1, Tree inner = Tree::flat,
+                 int32_t fan_in = 4);
 
 // The update tasks that apply Q (transpose false) or Qᵀ of a p×q tile
 // factorisation with `tree` to a right-hand side of `cols` tile columns,
@@ -45,7 +54,7 @@ Dag build_qr_dag(int32_t p, int32_t q, Tree tree, int32_t domains = 1, Tree inne
 // columns j < k alone, since the identity's columns there are not changed
 // by reflectors of later columns — the tasks are left out.
 Dag build_apply_dag(int32_t p, int32_t q, int32_t cols, Tree tree, int32_t domains, Tree inner, bool transpose,
-                    bool form_q);
+                    bool form_q, int32_t fan_in = 4);
 
 // What a task touches: part of tile (i, j), read or read-write. Tiles of the
 // panel column are split into their strict lower part (geqrt's V) and the

@@ -1,6 +1,8 @@
 // The elimination trees (flat, binary, greedy, hierarchical) of one panel and the tasks they give; see elimination_tree.hpp.
 #include "elimination_tree.hpp"
 
+#include <string>
+
 #include "errors.hpp"
 
 namespace tiledqr {
@@ -12,18 +14,21 @@ void reduce_flat(const std::vector<int32_t>& rows, std::vector<Elimination>& pla
   for (size_t r = 1; r < rows.size(); ++r) plan.push_back({TaskKind::tsqrt, rows[r], rows[0]});
 }
 
-// Binary merge of the triangles of `rows` onto rows[0]: neighbours in the
-// list at distance 1, 2, 4, …
-void merge_binary(const std::vector<int32_t>& rows, std::vector<Elimination>& plan) {
+// Merge of the triangles of `rows` onto rows[0] by a tree of fan-in f:
+// level by level (distance 1, f, f², … in the list), each node merges the
+// triangles of up to f − 1 later entries into its first one, in order.
+// f = 2 is the binary tree: neighbours at distance 1, 2, 4, …
+void merge_fan_in(const std::vector<int32_t>& rows, size_t fan_in, std::vector<Elimination>& plan) {
   const size_t count = rows.size();
-  for (size_t stride = 1; stride < count; stride *= 2)
-    for (size_t r = 0; r + stride < count; r += 2 * stride)
-      plan.push_back({TaskKind::ttqrt, rows[r + stride], rows[r]});
+  for (size_t stride = 1; stride < count; stride *= fan_in)
+    for (size_t top = 0; top + stride < count; top += fan_in * stride)
+      for (size_t c = 1; c < fan_in && top + c * stride < count; ++c)
+        plan.push_back({TaskKind::ttqrt, rows[top + c * stride], rows[top]});
 }
 
 void reduce_binary(const std::vector<int32_t>& rows, std::vector<Elimination>& plan) {
   for (const int32_t i : rows) plan.push_back({TaskKind::geqrt, i, i});
-  merge_binary(rows, plan);
+  merge_fan_in(rows, 2, plan);
 }
 
 std::vector<int32_t> row_range(int32_t first, int32_t end, int32_t step) {
@@ -35,7 +40,7 @@ std::vector<int32_t> row_range(int32_t first, int32_t end, int32_t step) {
 }  // namespace
 
 std::vector<Elimination> panel_eliminations(int32_t p, int32_t k, Tree tree, int32_t domains,
-                                            Tree inner) {
+                                            Tree inner, int32_t fan_in) {
   std::vector<Elimination> plan;
   if (tree == Tree::flat) {
     reduce_flat(row_range(k, p, 1), plan);
@@ -56,7 +61,14 @@ std::vector<Elimination> panel_eliminations(int32_t p, int32_t k, Tree tree, int
       else reduce_binary(rows, plan);
       tops.push_back(top);
     }
-    merge_binary(tops, plan);
+    merge_fan_in(tops, 2, plan);
+    return plan;
+  }
+  if (tree == Tree::tsqr) {
+    if (fan_in < 2) throw InputError("tsqr tree: the fan-in must be >= 2, got " + std::to_string(fan_in));
+    const std::vector<int32_t> rows = row_range(k, p, 1);
+    for (const int32_t i : rows) plan.push_back({TaskKind::geqrt, i, i});
+    merge_fan_in(rows, size_t(fan_in), plan);
     return plan;
   }
   for (int32_t i = k; i < p; ++i) plan.push_back({TaskKind::geqrt, i, i});

@@ -15,6 +15,11 @@
 //           then the domains' top rows by a binary tree of ttqrt, so a
 //           panel spread over P process rows needs ⌈log₂ P⌉ merge levels
 //           across them.
+//   tsqr:   every row is a whole row block (one tile column): geqrt on
+//           each, then a tree of fan-in f merges the triangles: at each
+//           level a node merges the triangles of its f − 1 later children
+//           into its first child's, one ttqrt after another, so P blocks
+//           need ⌈log_f P⌉ levels (docs/design.md §8).
 #pragma once
 
 #include <cstdint>
@@ -31,9 +36,10 @@ struct Elimination {
   int32_t piv;    // tile row that keeps the triangle; == i for geqrt
 };
 
-// `domains` and `inner` matter only for the hierarchical tree.
+// `domains` and `inner` matter only for the hierarchical tree, `fan_in`
+// (≥ 2) only for tsqr.
 std::vector<Elimination> panel_eliminations(int32_t p, int32_t k, Tree tree, int32_t domains = 1,
-                                            Tree inner = Tree::flat);
+                                            Tree inner = Tree::flat, int32_t fan_in = 4);
 
 // The update task that applies elimination `e` of panel k to tile column j.
 Task update_task(const Elimination& e, int32_t k, int32_t j);

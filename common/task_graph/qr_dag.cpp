@@ -28,8 +28,9 @@ Shape make_shape(int64_t p, int64_t q, Tree tree) {
   if (p < 1 || q < 1 || p > max_tiles || q > max_tiles)
     throw InputError("QR DAG: tile grid " + std::to_string(p) + " x " + std::to_string(q) +
                      " is outside 1 .. " + std::to_string(max_tiles) + " tiles per dimension");
-  if (tree == Tree::hierarchical)
-    throw InputError("QR DAG: the closed form covers the flat, binary and greedy trees, not the hierarchical one");
+  if (tree == Tree::hierarchical || tree == Tree::tsqr)
+    throw InputError(std::string("QR DAG: the closed form covers the flat, binary and greedy trees, not the ") +
+                     tree_name(tree) + " one");
   Shape s;
   s.p = int32_t(p);
   s.q = int32_t(q);

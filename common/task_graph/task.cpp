@@ -32,7 +32,11 @@ Backend parse_backend(const std::string& text) {
 
 // Each tree and its name on the command line.
 constexpr std::pair<Tree, const char*> kTreeNames[] = {
-    {Tree::flat, "flat"}, {Tree::binary, "binary"}, {Tree::greedy, "greedy"}, {Tree::hierarchical, "hierarchical"}};
+    {Tree::flat, "flat"},
+    {Tree::binary, "binary"},
+    {Tree::greedy, "greedy"},
+    {Tree::hierarchical, "hierarchical"},
+    {Tree::tsqr, "tsqr"}};
 
 const char* tree_name(Tree tree) {
   for (const auto& [value, name] : kTreeNames)
@@ -43,7 +47,7 @@ const char* tree_name(Tree tree) {
 Tree parse_tree(const std::string& text) {
   for (const auto& [value, name] : kTreeNames)
     if (text == name) return value;
-  throw InputError("unknown tree '" + text + "' (expected flat, binary, greedy or hierarchical)");
+  throw InputError("unknown tree '" + text + "' (expected flat, binary, greedy, hierarchical or tsqr)");
 }
 
 }  // namespace tiledqr

@@ -1,5 +1,5 @@
 // The tiled QR factorisation on the task-graph library (FR4; docs/design.md §8):
-// the DAG of common/qr_dag.hpp (the closed form) for any elimination tree, run by the generic
+// the DAG of common/task_graph/qr_dag.hpp (the closed form) for any elimination tree, run by the generic
 // scheduler with the warp kernels of common/kernels/warp (tile 32, a warp a
 // task) or the block kernels of common/kernels/block (tiles of 64, 128 or
 // 256, a thread block a task, the FP64 tensor cores for double), and
@@ -45,7 +45,7 @@ struct Fr4Tiles {
 };
 
 // The tiles `options` ask for, checked: options.tile 0 takes the choice
-// for the shape and precision (the GPU rows of common/tile_choice.cpp);
+// for the shape and precision (the GPU rows of common/factorization/tile_choice.cpp);
 // inner_block 0 takes 32.
 // Throws InputError for a tile or inner block the kernels do not run.
 Fr4Tiles fr4_tiles(int64_t m, int64_t n, bool single_precision, const Options& options);

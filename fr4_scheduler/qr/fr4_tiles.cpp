@@ -10,7 +10,7 @@ namespace tiledqr::gpu {
 
 namespace {
 
-// The GPU table's row for the shape (common/tile_choice.cpp). Its rows hold
+// The GPU table's row for the shape (common/factorization/tile_choice.cpp). Its rows hold
 // for any multiprocessor count, so the query names none of the device's.
 TileChoice gpu_choice(int64_t m, int64_t n, bool single_precision) {
   const Precision precision = single_precision ? Precision::single_precision : Precision::double_precision;

@@ -1,5 +1,5 @@
 // The tiled QR factorisation's task graph for the FR4 executor, built from
-// the closed form of the DAG (common/qr_dag.hpp, common/qr_dag_arrays.hpp)
+// the closed form of the DAG (common/task_graph/qr_dag.hpp, common/task_graph/qr_dag_arrays.hpp)
 // straight into the executor's device layout, chunk by chunk: nothing is
 // allocated per task or per edge, so a 16384² matrix at tile 32 (45
 // million tasks) takes a few hundred MB of host memory, not tens of GB.

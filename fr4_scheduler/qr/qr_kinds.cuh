@@ -1,7 +1,7 @@
 // The tiled QR's task kinds on the FR4 scheduler (docs/design.md §9, workload qr):
 // one kind per TaskKind (kind id = its value), each run by the warp
 // binding (common/kernels/warp_binding.cuh) on tiles of 32, so FR4 runs
-// exactly the arithmetic FR3 runs, in the order the DAG of common/qr_dag.hpp
+// exactly the arithmetic FR3 runs, in the order the DAG of common/task_graph/qr_dag.hpp
 // allows.
 // The same kinds apply Q or Qᵀ to another matrix's tiles (QrRunParams::c).
 #pragma once

@@ -73,6 +73,73 @@ def test_options(tree, tile, threads):
     assert_qr(a, q, r)
 
 
+@pytest.mark.parametrize("view", ["C", "F", "reversed rows", "every other matrix", "transposed"])
+@pytest.mark.parametrize("mode", ["reduced", "complete"])
+def test_stack_read_where_it_lies(view, mode):
+    """A stack in native byte order is read where it lies (each matrix
+    copied by the thread that factors it): the same bits as a big-endian
+    copy of it, which goes through the copying path."""
+    base = rng(19).standard_normal((6, 30, 30))
+    a = {"C": base, "F": np.asfortranarray(base), "reversed rows": base[:, ::-1, :],
+         "every other matrix": base[::2], "transposed": base.swapaxes(-1, -2)}[view][:, :, :20]
+    q, r = tiledqr.qr(a, mode=mode)
+    q_copy, r_copy = tiledqr.qr(a.astype(">f8"), mode=mode)
+    assert np.array_equal(q, q_copy) and np.array_equal(r, r_copy)
+    assert_qr(a[1], q[1], r[1])
+
+
+TSQR_SHAPES = [(1000, 1), (38, 37), (2053, 64), (7, 3), (3, 7), (641, 40)]
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("shape", TSQR_SHAPES)
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_tsqr_matches_numpy(dtype, shape, threads):
+    """The tsqr tree: accurate in every mode, R as LAPACK's up to row signs,
+    and the same bits from run to run for a given thread count."""
+    a = np.asarray(rng(shape[0] + 17 * shape[1]).standard_normal(shape), dtype=dtype)
+    q, r = tiledqr.qr(a, tree="tsqr", threads=threads)
+    assert_qr(a, q, r)
+    r_np = np.linalg.qr(a.astype(np.float64), mode="r")
+    scale = np.linalg.norm(r_np) * np.finfo(dtype).eps * 100 * max(shape)
+    assert np.linalg.norm(np.abs(r.astype(np.float64)) - np.abs(r_np)) <= scale
+    q2, r2 = tiledqr.qr(a, tree="tsqr", threads=threads)
+    assert np.array_equal(q, q2) and np.array_equal(r, r2)
+    qc, rc = tiledqr.qr(a, mode="complete", tree="tsqr", threads=threads)
+    assert qc.shape == (shape[0], shape[0])
+    assert_qr(a, qc, rc)
+    assert np.array_equal(tiledqr.qr(a, mode="r", tree="tsqr", threads=threads), r)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_tall_matrix_takes_tsqr(dtype):
+    """A tall matrix (m >= 8n, narrow side up to 90) on two threads takes
+    the tsqr tree when the library chooses: the same bits as asking for it."""
+    if len(os.sched_getaffinity(0)) < 2:
+        pytest.skip("two threads need two CPUs (more threads than CPUs are cut to them)")
+    a = np.asarray(rng(21).standard_normal((4000, 50)), dtype=dtype)
+    q, r = tiledqr.qr(a, threads=2)
+    q_tsqr, r_tsqr = tiledqr.qr(a, tree="tsqr", threads=2)
+    assert np.array_equal(q, q_tsqr) and np.array_equal(r, r_tsqr)
+    q_flat, r_flat = tiledqr.qr(a, tree="flat", threads=2)
+    assert not np.array_equal(r, r_flat)
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_tsqr_lstsq_and_factors(threads):
+    g = rng(15)
+    a = g.standard_normal((1500, 20))
+    b = g.standard_normal((1500, 3))
+    x = tiledqr.lstsq(a, b, tree="tsqr", threads=threads)
+    x_np = np.linalg.lstsq(a, b, rcond=None)[0]
+    assert np.linalg.norm(x - x_np) / np.linalg.norm(x_np) < 100 * 20 * np.finfo(float).eps
+    f = tiledqr.factor(a, tree="tsqr", threads=threads)
+    q = f.q("reduced")
+    assert np.allclose(f.apply_qt(b)[:20], q.T @ b, atol=1e-12 * 1500)
+    assert np.allclose(f.apply_q(f.apply_qt(b)), b, atol=1e-12 * 1500)
+    assert np.allclose(np.abs(f.r()), np.abs(np.linalg.qr(a, mode="r")), atol=1e-12 * 1500)
+
+
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
 def test_lstsq_matches_numpy(dtype):
     g = rng(9)

@@ -34,7 +34,7 @@ from . import _tiledqr
 __all__ = ["qr", "lstsq", "factor", "Factors", "gpu_available", "__version__"]
 __version__ = _tiledqr.version()
 
-_TREES = {None: 0, "auto": 0, "flat": 1, "binary": 2, "greedy": 3}
+_TREES = {None: 0, "auto": 0, "flat": 1, "binary": 2, "greedy": 3, "tsqr": 4}
 _KERNELS = {"lapack": 0, "reference": 1}
 _INT_MAX = 2**31 - 1  # the C interface's int options
 
@@ -120,6 +120,23 @@ def _stack(arr, dtype):
     return work, lead, m, n
 
 
+def _stack_as_it_lies(arr):
+    """A checked, nonempty (..., m, n) stack of float32 or float64 in this
+    machine's byte order, with strides of whole elements, as a (batch, m, n)
+    view that the library reads where it lies (a copy only where the
+    leading dimensions cannot be flattened into one); None for anything
+    else, which _stack copies."""
+    if arr.size == 0 or arr.dtype not in (_np.dtype(_np.float64), _np.dtype(_np.float32)):
+        return None
+    if not arr.dtype.isnative:
+        return None
+    *lead, m, n = arr.shape
+    flat = arr.reshape((-1, m, n))
+    if any(stride % arr.itemsize for stride in flat.strides):
+        return None
+    return flat, tuple(lead), m, n
+
+
 def _matrix(arr, dtype):
     """A checked (m, n) (or (m,)) as a writable Fortran-ordered copy of `dtype`."""
     out = _np.empty(arr.shape, dtype=dtype, order="F")
@@ -140,7 +157,7 @@ def _int_option(value, name, least):
 
 def _options(tree, tile, threads, kernels="lapack", inner_block=None):
     if tree not in _TREES:
-        raise ValueError(f"tree must be one of 'flat', 'binary', 'greedy' or None, got {tree!r}")
+        raise ValueError(f"tree must be one of 'flat', 'binary', 'greedy', 'tsqr' or None, got {tree!r}")
     if kernels not in _KERNELS:
         raise ValueError(f"kernels must be 'lapack' or 'reference', got {kernels!r}")
     return dict(tile=_int_option(tile, "tile", 0), inner_block=_int_option(inner_block, "inner_block", 0),
@@ -242,9 +259,13 @@ def factor(a, backend="cpu", tree=None, tile=None, threads=None):
     backend 'cpu' runs CPU threads (threads=None: every CPU of this process,
     more than that cut to it), 'gpu' the GPU task scheduler (tile 32, 64, 128
     or 256; the reflectors come back to the host for Factors' methods).
-    tree: 'flat', 'binary', 'greedy' or None (chosen from the shape). tile:
-    the tile size (None: chosen from the shape and threads; at most the
-    matrix).
+    tree: 'flat', 'binary', 'greedy', 'tsqr' or None (chosen from the shape:
+    'tsqr' for a tall matrix, m >= 8n, on several threads). 'tsqr' (CPU
+    only) cuts the matrix into one row block per thread, factors each whole
+    with LAPACK and merges their R by a tree; its results are the same bits
+    from run to run for a given thread count, not those of the tile trees.
+    tile: the tile size (None: chosen from the shape and threads; at most
+    the matrix).
     """
     arr, dtype = _checked_array(a, "A", (2,))
     opts = _backend_options(backend, tree, tile, threads, {"A": arr})
@@ -267,10 +288,19 @@ def qr(a, mode="reduced", backend="cpu", tree=None, tile=None, threads=None):
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"mode must be 'reduced', 'complete' or 'r', got {mode!r}")
     opts = _backend_options(backend, tree, tile, threads, {"A": arr})
-    work, lead, m, n = _stack(arr, dtype)
+    in_place = _stack_as_it_lies(arr) if backend == "cpu" and mode != "r" else None
+    if in_place is not None:
+        flat, lead, m, n = in_place
+        work = _np.empty((flat.shape[0], n, m), dtype=flat.dtype)
+    else:
+        work, lead, m, n = _stack(arr, dtype)
     k = min(m, n)
     cols = k if mode == "reduced" else m
-    if backend == "cpu" and mode != "r":  # R and Q together, matrix by matrix, no handles
+    if in_place is not None:
+        # R and Q together, no handles; each matrix is read where it lies and
+        # copied into `work` by the thread that factors it.
+        q = (_tiledqr.dqr_batch_strided if _double(dtype) else _tiledqr.sqr_batch_strided)(flat, work, cols, **opts)
+    elif backend == "cpu" and mode != "r":  # R and Q together, matrix by matrix, no handles
         q = (_tiledqr.dqr_batch if _double(dtype) else _tiledqr.sqr_batch)(work, cols, **opts)
     else:
         handles = _geqrf(work, mode != "r", backend, opts)

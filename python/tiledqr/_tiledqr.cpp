@@ -171,6 +171,41 @@ CArray<T> qr_batch(CArray<T> work, int64_t k, int tile, int inner_block, int tre
   return q;
 }
 
+// qr_batch reading the (batch, m, n) array `a` where it lies (its strides
+// whole elements of T, as tiledqr/__init__.py checks): R of each matrix
+// into `work`, (batch, n, m) C-ordered (matrix i column-major (m, n) with
+// lda = m), and the first k columns of each Q returned, (batch, k, m).
+template <typename T>
+CArray<T> qr_batch_strided(py::array a, CArray<T> work, int64_t k, int tile, int inner_block, int tree, int threads,
+                           int backend) {
+  // Floats of T's size in this machine's byte order ('=', or its explicit '<' or '>').
+  const uint16_t probe = 1;
+  const char native = *reinterpret_cast<const char*>(&probe) == 1 ? '<' : '>';
+  const py::dtype type = a.dtype();
+  if (a.ndim() != 3 || type.kind() != 'f' || type.itemsize() != py::ssize_t(sizeof(T)) ||
+      (type.byteorder() != '=' && type.byteorder() != native))
+    throw py::value_error("qr_batch_strided: a (batch, m, n) array of the work array's dtype is needed");
+  const int64_t batch = work.shape(0), n = work.shape(1), m = work.shape(2), lda = std::max<int64_t>(1, m);
+  if (a.shape(0) != batch || a.shape(1) != m || a.shape(2) != n)
+    throw py::value_error("qr_batch_strided: a and work describe different stacks");
+  const auto stride = [&](int d) { return int64_t(a.strides(d)) / int64_t(sizeof(T)); };
+  const int64_t stride_a = stride(0), row_stride = stride(1), col_stride = stride(2);
+  const T* data = static_cast<const T*>(a.data());
+  const tiledqr_options opts = make_options(tile, inner_block, tree, threads, backend);
+  T* r = work.mutable_data();
+  CArray<T> q({batch, k, m});
+  T* q_data = q.mutable_data();
+  run_released([&] {
+    if constexpr (std::is_same_v<T, double>)
+      return tiledqr_dqr_batch_strided(batch, m, n, data, stride_a, row_stride, col_stride, r, lda, lda * n, k,
+                                       q_data, lda, lda * k, &opts);
+    else
+      return tiledqr_sqr_batch_strided(batch, m, n, data, stride_a, row_stride, col_stride, r, lda, lda * n, k,
+                                       q_data, lda, lda * k, &opts);
+  });
+  return q;
+}
+
 // Where a least-squares problem is solved.
 enum class Device { cpu, gpu };
 
@@ -267,6 +302,10 @@ PYBIND11_MODULE(_tiledqr, m) {
         py::arg("tree"), py::arg("threads"), py::arg("backend"));
   m.def("sqr_batch", &qr_batch<float>, py::arg("work"), py::arg("k"), py::arg("tile"), py::arg("inner_block"),
         py::arg("tree"), py::arg("threads"), py::arg("backend"));
+  m.def("dqr_batch_strided", &qr_batch_strided<double>, py::arg("a"), inout("work"), py::arg("k"), py::arg("tile"),
+        py::arg("inner_block"), py::arg("tree"), py::arg("threads"), py::arg("backend"));
+  m.def("sqr_batch_strided", &qr_batch_strided<float>, py::arg("a"), inout("work"), py::arg("k"), py::arg("tile"),
+        py::arg("inner_block"), py::arg("tree"), py::arg("threads"), py::arg("backend"));
   m.def("dorgqr_batch", &orgqr_batch<double>, py::arg("factors"), py::arg("m"), py::arg("k"), py::arg("threads"));
   m.def("sorgqr_batch", &orgqr_batch<float>, py::arg("factors"), py::arg("m"), py::arg("k"), py::arg("threads"));
   std::apply([&](auto... a) { m.def("dgels", &cpu_gels<double>, a...); }, options(inout("a"), inout("b")));

@@ -199,7 +199,9 @@ int bench_main(int argc, char** argv) {
   app.add_option("--shapes", shape_list, "comma list of MxN, e.g. 1024x1024,262144x64");
   app.add_option("--precisions", precision_list, "double, float or both (comma list)");
   app.add_option("--backends", backend_list, "kernels of fr1 and fr2: lapack, reference");
-  app.add_option("--trees", tree_list, "trees of fr2 and fr4: flat, binary, greedy");
+  app.add_option("--trees", tree_list,
+                 "trees of fr1, fr2 and fr4: flat, binary, greedy, hierarchical; tsqr (fr1, fr2: one row block a "
+                 "thread)");
   app.add_option("--threads", thread_list, "thread counts of fr2 and lapack (comma list)");
   app.add_option("--tiles", tile_list, "tile sizes (comma list; auto: fr4 chooses)");
   app.add_option("--executors", executor_list, "executors per SM of fr3 (comma list)");

@@ -24,9 +24,9 @@ Options options_of(const BenchCase& c) {
   o.backend = parse_backend(c.backend);
   o.tree = parse_tree(c.tree);
   o.threads = c.threads;
-  // The hierarchical tree as the library's tile choice runs it: one domain
-  // per thread, each a flat tree (common/factorization/tile_choice.hpp).
-  if (o.tree == Tree::hierarchical) o.tree_domains = std::max(1, c.threads);
+  // The hierarchical and tsqr trees as the library's tile choice runs them:
+  // one domain (a flat tree, or a row block) per thread (common/factorization/tile_choice.hpp).
+  if (o.tree == Tree::hierarchical || o.tree == Tree::tsqr) o.tree_domains = std::max(1, c.threads);
   return o;
 }
 

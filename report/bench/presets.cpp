@@ -128,35 +128,74 @@ void add_fr2_cpu(std::vector<BenchCase>& cases, int hardware_threads) {
     }
 }
 
+// A candidate of the CPU's tile table: FR1 on one thread (as a batch's
+// matrices and the library on one thread run), FR2 on more; no residuals.
+BenchCase tile_candidate(int threads, Shape s, int tile, int ib, const std::string& tree) {
+  BenchCase c = with_tiling(make(threads == 1 ? "fr1" : "fr2", s), tile, ib, tree, threads);
+  c.check = false;
+  return c;
+}
+
+// The tall half of the CPU's tile table on `threads` threads: matrices of
+// 2^23 elements with n from 32 to 512, every tile, inner block and tree
+// (flat on one thread; flat, binary and hierarchical, one flat domain per
+// thread, on more), and the tsqr tree (one row block per thread, its
+// inner block 16 or 32; the tile, n, only bounds the inner block).
+void add_tall_choice(std::vector<BenchCase>& cases, int threads) {
+  for (const int n : {32, 64, 128, 256, 512}) {
+    const Shape s{(int64_t(1) << 23) / n, n};
+    for (const int tile : {32, 64, 128, 256, 512})
+      for (const int ib : {16, 32})
+        for (const std::string tree : {"flat", "binary", "hierarchical"})
+          if (tile <= n && ib <= tile && (threads > 1 || tree == "flat"))
+            cases.push_back(tile_candidate(threads, s, tile, ib, tree));
+    for (const int ib : {16, 32}) cases.push_back(tile_candidate(threads, s, n, ib, "tsqr"));
+  }
+}
+
 // The sweep that calibrates the CPU's tile table (common/factorization/tile_choice.cpp):
-// every candidate tile, inner block and (tall shapes) tree on squares from
-// 64 to 4096 and on tall matrices of 2^23 elements with n from 32 to 512,
-// for each thread count up to the machine's; one thread runs FR1 (as a
-// batch's matrices and the library on one thread do), more run FR2 with
-// the flat, binary and hierarchical (one flat domain per thread) trees on
-// the tall shapes. The table's rows are the fastest candidate of each shape
-// and thread count (scripts/tile-table).
+// every candidate tile and inner block on squares from 64 to 4096 and the
+// tall candidates above, for each thread count up to the machine's. The
+// table's rows are the fastest candidate of each shape and thread count
+// (scripts/tile-table).
 void add_tile_choice_cpu(std::vector<BenchCase>& cases, int hardware_threads) {
   const std::vector<int> squares = {64, 128, 256, 512, 1024, 2048, 4096};
-  const std::vector<int> narrow_sides = {32, 64, 128, 256, 512};
   for (const int t : thread_counts(hardware_threads)) {
-    const std::string stage = t == 1 ? "fr1" : "fr2";
-    const auto add = [&](Shape s, int tile, int ib, const std::string& tree) {
-      BenchCase c = with_tiling(make(stage, s), tile, ib, tree, t);
-      c.check = false;
-      cases.push_back(c);
-    };
     for (const int n : squares)
       for (const int tile : {32, 48, 64, 96, 128, 192, 256, 384})
         for (const int ib : {16, 32, 64})
           if (tile <= n && ib <= tile && (tile <= 64 || ib >= 32) && (tile >= 128 || ib <= 32))
-            add({n, n}, tile, ib, "flat");
-    for (const int n : narrow_sides)
-      for (const int tile : {32, 64, 128, 256, 512})
-        for (const int ib : {16, 32})
-          for (const std::string tree : {"flat", "binary", "hierarchical"})
-            if (tile <= n && ib <= tile && (t > 1 || tree == "flat")) add({(int64_t(1) << 23) / n, n}, tile, ib, tree);
+            cases.push_back(tile_candidate(t, {n, n}, tile, ib, "flat"));
+    add_tall_choice(cases, t);
   }
+}
+
+// The tall half of tile_choice_cpu alone.
+void add_tall_choice_cpu(std::vector<BenchCase>& cases, int hardware_threads) {
+  for (const int t : thread_counts(hardware_threads)) add_tall_choice(cases, t);
+}
+
+// The tall matrices against OpenBLAS dgeqrf on as many threads, each pair
+// back to back: 262144 x 64 and 10^6 x 64 on two threads and on every
+// hardware thread, the tsqr tree (inner block 16) and, for comparison, the
+// tile tree the table chose before it (hierarchical, tile 64, inner block 16).
+void add_tsqr_cpu(std::vector<BenchCase>& cases, int hardware_threads) {
+  std::vector<int> threads = {2};
+  if (hardware_threads > 2) threads.push_back(hardware_threads);
+  for (const Shape& s : std::vector<Shape>{{262144, 64}, {1000000, 64}})
+    for (const int t : threads) {
+      BenchCase lapack = make("lapack", s);
+      lapack.threads = t;
+      cases.push_back(lapack);
+      for (const std::string tree : {"tsqr", "hierarchical"}) {
+        BenchCase fr2 = make("fr2", s);
+        fr2.threads = t;
+        fr2.tree = tree;
+        fr2.tile = 64;
+        fr2.inner_block = 16;
+        cases.push_back(fr2);
+      }
+    }
 }
 
 // FR3 and cuSOLVER on the reference shapes, both precisions.
@@ -270,7 +309,9 @@ void add_quick(std::vector<BenchCase>& cases, int hardware_threads) {
 }  // namespace
 
 std::vector<std::string> preset_names() {
-  return {"quick", "fr1_cpu", "fr1_fr2_serial", "fr2_cpu", "tile_choice_cpu", "tile_choice_gpu", "fr3_gpu", "fr3_knobs", "fr4_qr"};
+  return {"quick",           "fr1_cpu",         "fr1_fr2_serial", "fr2_cpu",   "tile_choice_cpu",
+          "tall_choice_cpu", "tsqr_cpu",        "tile_choice_gpu", "fr3_gpu",  "fr3_knobs",
+          "fr4_qr"};
 }
 
 std::vector<BenchCase> preset_cases(const std::string& name, int hardware_threads) {
@@ -280,6 +321,8 @@ std::vector<BenchCase> preset_cases(const std::string& name, int hardware_thread
   else if (name == "fr1_fr2_serial") add_fr1_fr2_serial(cases);
   else if (name == "fr2_cpu") add_fr2_cpu(cases, hardware_threads);
   else if (name == "tile_choice_cpu") add_tile_choice_cpu(cases, hardware_threads);
+  else if (name == "tall_choice_cpu") add_tall_choice_cpu(cases, hardware_threads);
+  else if (name == "tsqr_cpu") add_tsqr_cpu(cases, hardware_threads);
   else if (name == "tile_choice_gpu") add_tile_choice_gpu(cases);
   else if (name == "fr3_gpu") add_fr3_gpu(cases);
   else if (name == "fr3_knobs") add_fr3_knobs(cases);

@@ -11,6 +11,7 @@
 #include <cstring>
 #include <limits>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "test_support.hpp"
@@ -123,7 +124,7 @@ TYPED_TEST(CapiFactor, DefaultsOnShapes) {
 
 TYPED_TEST(CapiFactor, EveryOption) {
   uint64_t salt = 100;
-  for (int tree : {TILEDQR_TREE_AUTO, TILEDQR_TREE_FLAT, TILEDQR_TREE_BINARY, TILEDQR_TREE_GREEDY})
+  for (int tree : {TILEDQR_TREE_AUTO, TILEDQR_TREE_FLAT, TILEDQR_TREE_BINARY, TILEDQR_TREE_GREEDY, TILEDQR_TREE_TSQR})
     for (int backend : {TILEDQR_BACKEND_LAPACK, TILEDQR_BACKEND_REFERENCE})
       for (int threads : {1, 3}) {
         SCOPED_TRACE("tree " + std::to_string(tree) + " backend " + std::to_string(backend) + " threads " +
@@ -131,6 +132,63 @@ TYPED_TEST(CapiFactor, EveryOption) {
         const tiledqr_options opts{16, 8, tree, threads, backend};
         expect_accurate<TypeParam>(150, 70, 160, opts, salt++);
       }
+}
+
+// Pass rule: the tsqr tree through the C interface is accurate (as
+// expect_accurate) on ragged shapes — m a multiple of nothing, n = 1,
+// m = n + 1, a wide matrix, lda > m — on 1, 2 and 5 threads, with the tile
+// chosen (0) or given; Q formed through it has orthonormal columns; gels
+// solves with it as LAPACK's dgels does.
+TYPED_TEST(CapiFactor, TsqrTree) {
+  using T = typename TypeParam::T;
+  uint64_t salt = 300;
+  for (const auto& [m, n, lda] : std::vector<std::tuple<int64_t, int64_t, int64_t>>{
+           {1001, 37, 1001}, {1000, 1, 1003}, {38, 37, 38}, {3, 7, 5}, {2053, 64, 2060}})
+    for (int threads : {1, 2, 5})
+      for (int tile : {0, 16}) {
+        SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + " threads " + std::to_string(threads) + " tile " +
+                     std::to_string(tile));
+        const tiledqr_options opts{tile, 0, TILEDQR_TREE_TSQR, threads, TILEDQR_BACKEND_LAPACK};
+        expect_accurate<TypeParam>(m, n, lda, opts, salt++);
+      }
+  auto engine = make_engine(salt);
+  const int64_t m = 900, n = 25;
+  const DenseMatrix<T> a = random_matrix<T>(m, n, engine);
+  const DenseMatrix<T> b = random_matrix<T>(m, 2, engine);
+  std::vector<T> a1 = a.data, b1 = b.data, a2 = a.data, b2 = b.data;
+  const tiledqr_options opts{0, 0, TILEDQR_TREE_TSQR, 3, TILEDQR_BACKEND_LAPACK};
+  ASSERT_EQ(TypeParam::gels(m, n, 2, a1.data(), m, b1.data(), m, &opts), TILEDQR_SUCCESS) << tiledqr_last_error();
+  int info = 0;
+  if constexpr (std::is_same_v<T, double>)
+    info = LAPACKE_dgels(LAPACK_COL_MAJOR, 'N', int(m), int(n), 2, a2.data(), int(m), b2.data(), int(m));
+  else
+    info = LAPACKE_sgels(LAPACK_COL_MAJOR, 'N', int(m), int(n), 2, a2.data(), int(m), b2.data(), int(m));
+  ASSERT_EQ(info, 0);
+  EXPECT_LT(diff_norm(b1.data(), b2.data(), n, 2, m, m) / diff_norm<T>(b2.data(), nullptr, n, 2, m, 0),
+            100 * double(n) * std::numeric_limits<T>::epsilon());
+}
+
+// Pass rule: the same call on the same matrix with the tsqr tree gives the
+// same bits twice, for 1, 2 and 3 threads (R in A and Q from orgqr).
+TYPED_TEST(CapiFactor, TsqrSameBitsEveryRun) {
+  using T = typename TypeParam::T;
+  auto engine = make_engine(320);
+  const int64_t m = 3001, n = 19;
+  const DenseMatrix<T> a = random_matrix<T>(m, n, engine);
+  for (int threads : {1, 2, 3}) {
+    const tiledqr_options opts{0, 0, TILEDQR_TREE_TSQR, threads, TILEDQR_BACKEND_LAPACK};
+    std::vector<T> r[2], q[2];
+    for (int run = 0; run < 2; ++run) {
+      r[run] = a.data;
+      q[run].assign(size_t(m * n), T(0));
+      tiledqr_factors* f = nullptr;
+      ASSERT_EQ(TypeParam::geqrf(m, n, r[run].data(), m, &f, &opts), TILEDQR_SUCCESS) << tiledqr_last_error();
+      ASSERT_EQ(TypeParam::orgqr(m, n, f, q[run].data(), m), TILEDQR_SUCCESS) << tiledqr_last_error();
+      tiledqr_factors_free(f);
+    }
+    EXPECT_EQ(std::memcmp(r[0].data(), r[1].data(), r[0].size() * sizeof(T)), 0) << "threads " << threads;
+    EXPECT_EQ(std::memcmp(q[0].data(), q[1].data(), q[0].size() * sizeof(T)), 0) << "threads " << threads;
+  }
 }
 
 TYPED_TEST(CapiFactor, CompleteQ) {
@@ -270,9 +328,11 @@ TEST(CapiErrors, BlasThreadsRestored) {
 TEST(CapiEmpty, QuickReturnsAsLapack) {
   for (const auto& [m, n] : std::vector<std::pair<int64_t, int64_t>>{{0, 3}, {3, 0}, {0, 0}}) {
     SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n));
+    const tiledqr_options tsqr{0, 0, TILEDQR_TREE_TSQR, 0, TILEDQR_BACKEND_LAPACK};
+    for (const tiledqr_options* opts : {static_cast<const tiledqr_options*>(nullptr), &tsqr})
     for (double* a : {static_cast<double*>(nullptr), std::vector<double>(1, 5.0).data()}) {
       tiledqr_factors* f = nullptr;
-      ASSERT_EQ(tiledqr_dgeqrf(m, n, a, std::max<int64_t>(1, m), &f, nullptr), TILEDQR_SUCCESS) << tiledqr_last_error();
+      ASSERT_EQ(tiledqr_dgeqrf(m, n, a, std::max<int64_t>(1, m), &f, opts), TILEDQR_SUCCESS) << tiledqr_last_error();
       ASSERT_NE(f, nullptr);
       EXPECT_EQ(tiledqr_factors_rows(f), m);
       EXPECT_EQ(tiledqr_factors_cols(f), n);
@@ -420,6 +480,95 @@ TYPED_TEST(CapiBatch, QrBatchIsGeqrfThenOrgqr) {
         }
 }
 
+template <typename T>
+int qr_batch_strided(int64_t b, int64_t m, int64_t n, const T* a, int64_t stride_a, int64_t row_stride,
+                     int64_t col_stride, T* r, int64_t ldr, int64_t stride_r, int64_t k, T* q, int64_t ldq,
+                     int64_t stride_q, const tiledqr_options* o) {
+  if constexpr (std::is_same_v<T, double>)
+    return tiledqr_dqr_batch_strided(b, m, n, a, stride_a, row_stride, col_stride, r, ldr, stride_r, k, q, ldq,
+                                     stride_q, o);
+  else
+    return tiledqr_sqr_batch_strided(b, m, n, a, stride_a, row_stride, col_stride, r, ldr, stride_r, k, q, ldq,
+                                     stride_q, o);
+}
+
+// Pass rule: qr_batch_strided reading the stack where it lies — C order
+// (row stride n), column order with padding (ld m + 2), rows reversed
+// (a negative row stride), a padded batch stride — gives the bits of
+// copying each matrix into R and calling qr_batch on R, for one-tile,
+// many-tile and tall shapes, k = min(m, n) and m, on 1 and 2 threads; A is
+// not written (a C-ordered stack compared with its copy); a NaN is named by
+// its matrix and position; A NULL, ldr < m and stride_r < ldr·n are refused.
+TYPED_TEST(CapiBatch, QrBatchStridedIsCopyThenQrBatch) {
+  using T = typename TypeParam::T;
+  auto engine = make_engine(430);
+  for (const auto& [m, n, tile] : std::vector<std::tuple<int64_t, int64_t, int>>{{64, 64, 0}, {40, 40, 16}, {300, 20, 0}})
+    for (const int layout : {0, 1, 2})
+      for (const int64_t k : {std::min(m, n), m})
+        for (const int threads : {1, 2}) {
+          SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + " layout " + std::to_string(layout) + " k " +
+                       std::to_string(k) + " threads " + std::to_string(threads));
+          const int64_t batch = 5, ld = layout == 1 ? m + 2 : (layout == 0 ? n : m);
+          const int64_t stride_a = (layout == 1 ? ld * n : m * n) + 5;
+          const DenseMatrix<T> storage = random_matrix<T>(stride_a, batch, engine);
+          // Entry (r, c) of matrix i: C order, padded column order, or column order with the rows reversed.
+          const auto at = [&](int64_t r, int64_t c) {
+            if (layout == 0) return r * n + c;
+            if (layout == 1) return r + c * ld;
+            return (m - 1 - r) + c * m;
+          };
+          const int64_t row_stride = layout == 0 ? n : (layout == 1 ? 1 : -1);
+          const int64_t col_stride = layout == 0 ? 1 : (layout == 1 ? ld : m);
+          const T* a = storage.data.data() + (layout == 2 ? m - 1 : 0);
+          const tiledqr_options opts{tile, 0, TILEDQR_TREE_AUTO, threads, TILEDQR_BACKEND_LAPACK};
+          const int64_t stride_r = m * n, stride_q = m * k;
+          std::vector<T> r(size_t(stride_r * batch), T(-1)), q(size_t(stride_q * batch), T(-1));
+          ASSERT_EQ(qr_batch_strided(batch, m, n, a, stride_a, row_stride, col_stride, r.data(), m, stride_r, k,
+                                     q.data(), m, stride_q, &opts),
+                    TILEDQR_SUCCESS)
+              << tiledqr_last_error();
+          std::vector<T> r_copy(r.size()), q_copy(q.size(), T(-1));
+          for (int64_t i = 0; i < batch; ++i)
+            for (int64_t c = 0; c < n; ++c)
+              for (int64_t row = 0; row < m; ++row)
+                r_copy[size_t(i * stride_r + row + c * m)] = storage.data[size_t(i * stride_a + at(row, c))];
+          ASSERT_EQ(qr_batch(batch, m, n, r_copy.data(), m, stride_r, k, q_copy.data(), m, stride_q, &opts),
+                    TILEDQR_SUCCESS)
+              << tiledqr_last_error();
+          EXPECT_EQ(std::memcmp(r.data(), r_copy.data(), r.size() * sizeof(T)), 0) << "R";
+          EXPECT_EQ(std::memcmp(q.data(), q_copy.data(), q.size() * sizeof(T)), 0) << "Q";
+        }
+  // A is only read; a NaN in matrix 2 is named by its index and (row, column) in A.
+  const int64_t m = 6, n = 4, batch = 3;
+  std::vector<T> a(size_t(m * n * batch), T(1)), r(a.size()), q(size_t(m * m * batch));
+  for (int64_t i = 0; i < batch; ++i)
+    for (int64_t d = 0; d < n; ++d) a[size_t(i * m * n + d * n + d)] += T(i + 2);  // C order
+  const std::vector<T> before = a;
+  ASSERT_EQ(qr_batch_strided<T>(batch, m, n, a.data(), m * n, n, 1, r.data(), m, m * n, m, q.data(), m, m * m,
+                                nullptr),
+            TILEDQR_SUCCESS)
+      << tiledqr_last_error();
+  EXPECT_EQ(a, before);
+  a[size_t(2 * m * n + 4 * n + 1)] = std::numeric_limits<T>::quiet_NaN();  // A[2](5,2)
+  EXPECT_EQ(qr_batch_strided<T>(batch, m, n, a.data(), m * n, n, 1, r.data(), m, m * n, m, q.data(), m, m * m,
+                                nullptr),
+            TILEDQR_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tiledqr_last_error()).find("A[2](5,2) is not finite"), std::string::npos)
+      << tiledqr_last_error();
+  EXPECT_EQ(qr_batch_strided<T>(batch, m, n, nullptr, m * n, n, 1, r.data(), m, m * n, m, q.data(), m, m * m,
+                                nullptr),
+            TILEDQR_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tiledqr_last_error()).find("A is NULL"), std::string::npos) << tiledqr_last_error();
+  EXPECT_EQ(qr_batch_strided<T>(batch, m, n, before.data(), m * n, n, 1, r.data(), m - 1, m * n, m, q.data(), m,
+                                m * m, nullptr),
+            TILEDQR_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tiledqr_last_error()).find("ldr"), std::string::npos) << tiledqr_last_error();
+  EXPECT_EQ(qr_batch_strided<T>(batch, m, n, before.data(), m * n, n, 1, r.data(), m, m * n - 1, m, q.data(), m,
+                                m * m, nullptr),
+            TILEDQR_ERR_INVALID_ARGUMENT);
+  EXPECT_NE(std::string(tiledqr_last_error()).find("stride_r"), std::string::npos) << tiledqr_last_error();
+}
+
 TEST(CapiBatch, QrBatchArguments) {
   const int64_t m = 6, n = 4, batch = 3;
   std::vector<double> a(size_t(m * n * batch), 1.0), q(size_t(m * m * batch));
@@ -464,6 +613,14 @@ TEST(CapiBatch, ArgumentsAndEmptyBatches) {
   const std::vector<double> before = a;
   a[size_t(3 * m * n + 2 + 1 * m)] = std::numeric_limits<double>::infinity();
   expect(tiledqr_dgeqrf_batch(batch, m, n, a.data(), m, m * n, f.data(), nullptr), "A[3](3,2) is not finite");
+  // Two bad matrices, checked on the workers: the first is named, whatever
+  // the threads' order.
+  a[size_t((batch - 1) * m * n)] = std::numeric_limits<double>::quiet_NaN();
+  for (int threads : {1, 2, 4}) {
+    const tiledqr_options o{0, 0, TILEDQR_TREE_AUTO, threads, TILEDQR_BACKEND_LAPACK};
+    expect(tiledqr_dgeqrf_batch(batch, m, n, a.data(), m, m * n, f.data(), &o), "A[3](3,2) is not finite");
+  }
+  a[size_t((batch - 1) * m * n)] = before[size_t((batch - 1) * m * n)];
   a[size_t(3 * m * n + 2 + 1 * m)] = 1.0;
   EXPECT_EQ(a, before);
   EXPECT_EQ(tiledqr_dgeqrf_batch(0, m, n, nullptr, m, 0, nullptr, nullptr), TILEDQR_SUCCESS);

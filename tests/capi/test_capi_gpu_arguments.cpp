@@ -42,6 +42,8 @@ TEST(CapiGpuArguments, DeviceMatrix) {
   expect_invalid(tiledqr_gpu_dgeqrf(4, 4, d_a, 4, &f, &tile48, nullptr), "tiles of 32, 64, 128 or 256");
   EXPECT_EQ(f, nullptr) << "a failed call leaves *factors NULL";
   expect_invalid(tiledqr_gpu_dgeqrf(4, 4, d_a, 4, &f, &tree9, nullptr), "options.tree");
+  const tiledqr_options tsqr = with_tree(TILEDQR_TREE_TSQR);
+  expect_invalid(tiledqr_gpu_dgeqrf(4, 4, d_a, 4, &f, &tsqr, nullptr), "runs on the CPU only");
   expect_invalid(tiledqr_gpu_dgeqrf(4, 4, d_a, 3, &f, nullptr, nullptr), "ldda (3) must be >= m (4)");
   expect_invalid(tiledqr_gpu_dgeqrf(0, 4, d_a, 4, &f, nullptr, nullptr), "at least 1x1");
   expect_invalid(tiledqr_gpu_dgeqrf(4, -1, d_a, 4, &f, nullptr, nullptr), "at least 1x1");

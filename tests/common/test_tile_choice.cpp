@@ -36,7 +36,7 @@ TEST(TileChoice, CpuTileFitsTheMatrix) {
 
 // Pass rule: a matching row's tile is used as it stands when it divides the
 // narrow side evenly, with its inner block and tree, and one domain per
-// worker for the hierarchical tree (one otherwise); the last row of each
+// worker for the hierarchical and tsqr trees (one otherwise); the last row of each
 // table matches every query.
 TEST(TileChoice, TablesAreReadInOrder) {
   for (const std::vector<TileRow>* table : {&cpu_tile_table(), &gpu_tile_table(Precision::double_precision),
@@ -59,7 +59,7 @@ TEST(TileChoice, TablesAreReadInOrder) {
           EXPECT_EQ(c.tile, row.tile);
           EXPECT_EQ(c.inner_block, std::min(row.inner_block, row.tile));
           EXPECT_EQ(c.tree, row.tree);
-          EXPECT_EQ(c.domains, row.tree == Tree::hierarchical ? workers : 1);
+          EXPECT_EQ(c.domains, row.tree == Tree::hierarchical || row.tree == Tree::tsqr ? workers : 1);
         }
         break;
       }
@@ -103,6 +103,28 @@ TEST(TileChoice, GpuTableGivesTheMeasuredWinners) {
       EXPECT_TRUE(row.tile == 32 || row.tile == 64 || row.tile == 128 || row.tile == 256) << row.tile;
       EXPECT_EQ(row.inner_block, 32);
     }
+}
+
+// Pass rule: the CPU's choice is the measured winner of the calibrated
+// tall shapes (report/data/tall_choice_cpu_2core.csv): on two threads or
+// more the tsqr tree, one row block a thread, with inner block 16, for
+// 262144 x 32 and 64 (and 10^6 x 64); the flat tree of 64-tiles on one
+// thread at 131072 x 64; the hierarchical tree at 16384 x 512.
+TEST(TileChoice, CpuTallRowsGiveTheMeasuredWinners) {
+  const auto cpu = [](int64_t m, int64_t n, int threads) {
+    return choose_tile({TileTarget::cpu, m, n, Precision::double_precision, threads});
+  };
+  for (const auto& [m, n] : std::vector<std::pair<int64_t, int64_t>>{{262144, 32}, {262144, 64}, {1000000, 64}})
+    for (const int threads : {2, 16}) {
+      const TileChoice c = cpu(m, n, threads);
+      EXPECT_EQ(c.tree, Tree::tsqr) << m << "x" << n << " threads " << threads;
+      EXPECT_EQ(c.domains, threads);
+      EXPECT_EQ(c.inner_block, 16);
+    }
+  const TileChoice one = cpu(131072, 64, 1);
+  EXPECT_EQ(one.tree, Tree::flat);
+  EXPECT_EQ(one.tile, 64);
+  EXPECT_EQ(cpu(16384, 512, 2).tree, Tree::hierarchical);
 }
 
 // Pass rule: an empty matrix gets tile 1; negative sizes and a worker count

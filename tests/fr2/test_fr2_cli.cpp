@@ -155,6 +155,30 @@ TEST_F(Fr2Cli, TraceRecordsWorkers) {
   EXPECT_EQ(count, tiledqr::grid_task_count(13, 7));  // ceil(200/16) × ceil(100/16) tiles
 }
 
+// Pass rule: --tree tsqr on 3 threads passes --check, reports 3 row blocks
+// (one a thread) and its fan-in in text and JSON, and writes the same R as
+// fr1_serial with --domains 3 (the same row blocks) for both backends;
+// --domains and --fan-in change the blocks and the fan-in; a fan-in below 2
+// exits 2 naming --fan-in.
+TEST_F(Fr2Cli, TsqrTree) {
+  for (const std::string backend : {"lapack", "reference"}) {
+    const std::string options = "--m 1001 --n 37 --seed 5 --tree tsqr" + backend_option(backend);
+    ASSERT_EQ(run(fr2_program, options + " --threads 3 --check --output-r '" + path("r2.mtx") + "'"), 0) << output_;
+    EXPECT_NE(output_.find("tree tsqr"), std::string::npos) << output_;
+    EXPECT_NE(output_.find("row blocks     3 (fan-in 4)"), std::string::npos) << output_;
+    ASSERT_EQ(run(fr1_program, options + " --domains 3 --output-r '" + path("r1.mtx") + "'"), 0) << output_;
+    EXPECT_FALSE(read(path("r1.mtx")).empty());
+    EXPECT_TRUE(read(path("r1.mtx")) == read(path("r2.mtx"))) << "R files differ";
+  }
+  ASSERT_EQ(run(fr2_program, "--m 500 --n 20 --tree tsqr --threads 2 --domains 7 --fan-in 3 --json --check"), 0)
+      << output_;
+  EXPECT_EQ(json_value(output_, "row_blocks"), 7) << output_;
+  EXPECT_EQ(json_value(output_, "fan_in"), 3) << output_;
+  EXPECT_NE(output_.find("\"check\":\"pass\""), std::string::npos) << output_;
+  EXPECT_EQ(run(fr2_program, "--m 500 --n 20 --tree tsqr --fan-in 1"), 2);
+  EXPECT_NE(output_.find("--fan-in"), std::string::npos) << output_;
+}
+
 // Pass rule: bad --threads values exit 2 with a message naming the option;
 // the text output reports the thread count.
 TEST_F(Fr2Cli, ThreadsOption) {

@@ -41,9 +41,20 @@ typedef enum tiledqr_status {
   TILEDQR_ERR_INTERNAL = -7          /* anything else: a bug, please report it with the message */
 } tiledqr_status;
 
-/* Elimination tree of each panel (tiledqr_options.tree). AUTO picks flat,
- * or binary for a tall-skinny matrix that would leave the threads idle. */
-enum { TILEDQR_TREE_AUTO = 0, TILEDQR_TREE_FLAT = 1, TILEDQR_TREE_BINARY = 2, TILEDQR_TREE_GREEDY = 3 };
+/* Elimination tree of each panel (tiledqr_options.tree). AUTO: with tile 0,
+ * the tree of the measured table (TSQR for a tall matrix, m >= 8n, on
+ * several threads); with a tile given, flat, or binary for a tall-skinny
+ * matrix that would leave the threads idle. TSQR (CPU only) uses no tiles:
+ * one row block per thread, each factored whole by LAPACK's blocked QR,
+ * their R factors merged by a tree of fan-in 4; the same bits from run to
+ * run for a given thread count (other than the tile trees' bits). */
+enum {
+  TILEDQR_TREE_AUTO = 0,
+  TILEDQR_TREE_FLAT = 1,
+  TILEDQR_TREE_BINARY = 2,
+  TILEDQR_TREE_GREEDY = 3,
+  TILEDQR_TREE_TSQR = 4
+};
 
 /* Tile kernels (tiledqr_options.backend): LAPACK's own tile routines
  * (dgeqrt, dgemqrt, dtpqrt, dtpmqrt), or the project's reference loops. */
@@ -122,6 +133,21 @@ int tiledqr_dqr_batch(int64_t batch, int64_t m, int64_t n, double* A, int64_t ld
                       double* Q, int64_t ldq, int64_t stride_q, const tiledqr_options* opts);
 int tiledqr_sqr_batch(int64_t batch, int64_t m, int64_t n, float* A, int64_t lda, int64_t stride_a, int64_t k,
                       float* Q, int64_t ldq, int64_t stride_q, const tiledqr_options* opts);
+
+/* *qr_batch on matrices read where they lie, in any layout: entry (r, c)
+ * of A_i (m, n) at A + i*stride_a + r*row_stride + c*col_stride (strides in
+ * elements, of either sign; a C-ordered stack has row_stride = n,
+ * col_stride = 1). A is only read. R_i, at R + i*stride_r (column-major,
+ * ldr >= max(1, m), stride_r >= ldr*n), <- A_i's R with zeros below the
+ * diagonal, and Q_i as *qr_batch's: the same bits as copying A_i into R_i
+ * and calling *qr_batch on R. Each matrix is copied by the thread that then
+ * factors it. */
+int tiledqr_dqr_batch_strided(int64_t batch, int64_t m, int64_t n, const double* A, int64_t stride_a,
+                              int64_t row_stride, int64_t col_stride, double* R, int64_t ldr, int64_t stride_r,
+                              int64_t k, double* Q, int64_t ldq, int64_t stride_q, const tiledqr_options* opts);
+int tiledqr_sqr_batch_strided(int64_t batch, int64_t m, int64_t n, const float* A, int64_t stride_a,
+                              int64_t row_stride, int64_t col_stride, float* R, int64_t ldr, int64_t stride_r,
+                              int64_t k, float* Q, int64_t ldq, int64_t stride_q, const tiledqr_options* opts);
 
 /* Least squares X = argmin ||A X - B||_F for A (m, n), m >= n, and B (m, nrhs),
  * ldb >= max(1, m, n). On success A holds R as after *geqrf and B's first n

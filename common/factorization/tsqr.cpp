@@ -10,8 +10,8 @@
 #include "errors.hpp"
 #include "kernels/host/geqrt.hpp"
 #include "kernels/host/ormqr.hpp"
-#include "kernels/host/ttmqr.hpp"
-#include "kernels/host/ttqrt.hpp"
+#include "kernels/host/tsmqr.hpp"  // ttmqr
+#include "kernels/host/tsqrt.hpp"  // ttqrt
 #include "kernels/lapack/lapack_kernels.hpp"
 #include "kernels/row_block/row_block_kernels.hpp"
 #include "overflow_scaling.hpp"

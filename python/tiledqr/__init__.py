@@ -236,7 +236,7 @@ def qr(a, mode="reduced", backend="cpu", tree=None, tile=None, threads=None):
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"mode must be 'reduced', 'complete' or 'r', got {mode!r}")
     _check_backend(backend)
-    in_place = _stack_as_it_lies(a) if backend == "cpu" and mode != "r" else None
+    in_place = _stack_as_it_lies(a) if backend == "cpu" else None
     if in_place is not None:
         flat, lead, m, n = in_place
         work = _np.empty((flat.shape[0], n, m), dtype=flat.dtype)
@@ -244,7 +244,10 @@ def qr(a, mode="reduced", backend="cpu", tree=None, tile=None, threads=None):
         work, lead, m, n = _stack(a, "A")
     k = min(m, n)
     cols = k if mode == "reduced" else m
-    if in_place is not None:
+    if in_place is not None and mode == "r":  # R only: no columns of Q
+        (_tiledqr.dqr_batch_strided if work.dtype == _np.float64 else _tiledqr.sqr_batch_strided)(
+            flat, work, 0, **_options(tree, tile, threads))
+    elif in_place is not None:
         # R and Q together, no handles; each matrix is read where it lies and
         # copied into `work` by the thread that factors it.
         q = (_tiledqr.dqr_batch_strided if work.dtype == _np.float64 else _tiledqr.sqr_batch_strided)(

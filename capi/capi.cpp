@@ -279,7 +279,9 @@ void run_qr_batch(int64_t batch, int64_t m, int64_t n, T* a, int64_t lda, int64_
   const auto one = [&](int64_t i, const Options& options) {
     T* ai = a + i * stride_a;
     T* qi = q + i * stride_q;
-    if (m == n && k == m && lda == m && ldq == m && qr_one_tile_in_place(m, ai, qi, options)) return;
+    // One tile, factored where it lies: Q too (k = m, ldq = m), or R only (k = 0).
+    if (m == n && lda == m && ((k == m && ldq == m) || k == 0) && qr_one_tile_in_place(m, ai, k == 0 ? nullptr : qi, options))
+      return;
     const std::unique_ptr<Factorization<T>> f = factor_checked(m, n, ai, lda, options);
     f->form_q(k, qi, ldq, executor_of(f->options));
     store_r(*f, ai, lda);

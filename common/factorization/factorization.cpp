@@ -345,13 +345,13 @@ bool qr_one_tile_in_place(int64_t n, T* a, T* q, const Options& options) {
   // on a column that is not (OpenBLAS's SSE3 kernels, which it falls back
   // to on processors it does not know, do), so an A or Q that is not takes
   // the tiled path, for the same bits.
-  if (reinterpret_cast<uintptr_t>(a) % 16 != 0 || reinterpret_cast<uintptr_t>(q) % 16 != 0) return false;
+  if (reinterpret_cast<uintptr_t>(a) % 16 != 0 || reinterpret_cast<uintptr_t>(q) % 16 != 0) return false;  // (null: 0)
   if (!(double(largest_magnitude(a, size_t(n) * size_t(n))) <= tile_overflow_limit<T>(1, n))) return false;
   const int b = int(n);
   thread_local std::vector<T> tau;
   if (tau.size() < size_t(b)) tau.resize(size_t(b));
   small_kernels::geqr2(b, b, a, b, tau.data());  // run_task's geqrt
-  small_kernels::org2r(b, b, a, b, tau.data(), q, b);  // form_q(n)
+  if (q) small_kernels::org2r(b, b, a, b, tau.data(), q, b);  // form_q(n)
   for (int j = 0; j + 1 < b; ++j) std::fill(a + j * int64_t(b) + j + 1, a + (j + 1) * int64_t(b), T(0));  // R
   return true;
 }

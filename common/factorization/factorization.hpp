@@ -124,7 +124,7 @@ extern template struct Factorization<double>;
 
 // An (n, n) A that is one tile of `options` (tile = n, the LAPACK
 // backend), factored where it lies: A (lda = n) ← R with zeros below the
-// diagonal, Q (ldq = n) ← the (n, n) orthogonal factor. The same small-matrix
+// diagonal, Q (ldq = n) ← the (n, n) orthogonal factor (Q null: R only). The same small-matrix
 // kernels on the same data in the same order as Factorization, run_task and
 // form_q(n, …) on that one tile, so the same bits, without copying A into a
 // tile, Q out of one, or allocating either: what a stack of small matrices

@@ -288,7 +288,7 @@ def qr(a, mode="reduced", backend="cpu", tree=None, tile=None, threads=None):
     if mode not in ("reduced", "complete", "r"):
         raise ValueError(f"mode must be 'reduced', 'complete' or 'r', got {mode!r}")
     opts = _backend_options(backend, tree, tile, threads, {"A": arr})
-    in_place = _stack_as_it_lies(arr) if backend == "cpu" and mode != "r" else None
+    in_place = _stack_as_it_lies(arr) if backend == "cpu" else None
     if in_place is not None:
         flat, lead, m, n = in_place
         work = _np.empty((flat.shape[0], n, m), dtype=flat.dtype)
@@ -296,7 +296,9 @@ def qr(a, mode="reduced", backend="cpu", tree=None, tile=None, threads=None):
         work, lead, m, n = _stack(arr, dtype)
     k = min(m, n)
     cols = k if mode == "reduced" else m
-    if in_place is not None:
+    if in_place is not None and mode == "r":  # R only: no columns of Q
+        (_tiledqr.dqr_batch_strided if _double(dtype) else _tiledqr.sqr_batch_strided)(flat, work, 0, **opts)
+    elif in_place is not None:
         # R and Q together, no handles; each matrix is read where it lies and
         # copied into `work` by the thread that factors it.
         q = (_tiledqr.dqr_batch_strided if _double(dtype) else _tiledqr.sqr_batch_strided)(flat, work, cols, **opts)

@@ -441,7 +441,7 @@ int qr_batch(int64_t b, int64_t m, int64_t n, T* a, int64_t lda, int64_t stride_
 // squares that are one tile (factored in place: 64 x 64 at the chosen tile,
 // 24 x 24 at tile 24), squares of several tiles, an A so large the tiled
 // path scales it (the in-place path declines), a padded rectangle, k of
-// min(m, n) and m, one or many matrices on 1, 2 or all threads.
+// min(m, n), m and 0 (R only), one or many matrices on 1, 2 or all threads.
 TYPED_TEST(CapiBatch, QrBatchIsGeqrfThenOrgqr) {
   using T = typename TypeParam::T;
   auto engine = make_engine(410);
@@ -453,7 +453,7 @@ TYPED_TEST(CapiBatch, QrBatchIsGeqrfThenOrgqr) {
   const T huge = std::numeric_limits<T>::max() / T(64);
   for (const Case& c : {Case{64, 64, 64, 0, T(1)}, Case{24, 24, 24, 24, T(1)}, Case{40, 40, 40, 16, T(1)},
                         Case{24, 24, 24, 24, huge}, Case{45, 30, 47, 0, T(1)}})
-    for (const int64_t k : {std::min(c.m, c.n), c.m})
+    for (const int64_t k : {std::min(c.m, c.n), c.m, int64_t(0)})
       for (const int64_t batch : {int64_t(1), int64_t(7)})
         for (const int threads : {1, 2, 0}) {
           SCOPED_TRACE(std::to_string(c.m) + "x" + std::to_string(c.n) + " tile " + std::to_string(c.tile) + " k " +

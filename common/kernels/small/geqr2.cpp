@@ -15,25 +15,32 @@ template <typename T>
   }
 }
 
-// One compiled variant per instruction set, chosen when the library loads.
-[[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]] void geqr2_double(int m, int n, double* a,
-                                                                                         int lda, double* tau) {
+// The body compiled for each instruction set (detail::vector_isa).
+template <typename T>
+[[gnu::target("arch=x86-64-v4")]] void geqr2_v4(int m, int n, T* a, int lda, T* tau) {
   geqr2_body(m, n, a, lda, tau);
 }
-[[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]] void geqr2_float(int m, int n, float* a,
-                                                                                        int lda, float* tau) {
+template <typename T>
+[[gnu::target("arch=x86-64-v3")]] void geqr2_v3(int m, int n, T* a, int lda, T* tau) {
+  geqr2_body(m, n, a, lda, tau);
+}
+template <typename T>
+void geqr2_x86_64(int m, int n, T* a, int lda, T* tau) {
   geqr2_body(m, n, a, lda, tau);
 }
 
 }  // namespace
 
-template <>
-void geqr2<double>(int m, int n, double* a, int lda, double* tau) {
-  geqr2_double(m, n, a, lda, tau);
+template <typename T>
+void geqr2(int m, int n, T* a, int lda, T* tau) {
+  switch (detail::vector_isa()) {
+    case detail::VectorIsa::x86_64_v4: return geqr2_v4(m, n, a, lda, tau);
+    case detail::VectorIsa::x86_64_v3: return geqr2_v3(m, n, a, lda, tau);
+    case detail::VectorIsa::x86_64: return geqr2_x86_64(m, n, a, lda, tau);
+  }
 }
-template <>
-void geqr2<float>(int m, int n, float* a, int lda, float* tau) {
-  geqr2_float(m, n, a, lda, tau);
-}
+
+template void geqr2<double>(int, int, double*, int, double*);
+template void geqr2<float>(int, int, float*, int, float*);
 
 }  // namespace tiledqr::small_kernels

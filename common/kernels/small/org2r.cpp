@@ -21,24 +21,32 @@ template <typename T>
     detail::apply_reflector(m - j, v + j + 1 + static_cast<long>(j) * ldv, tau[j], q + j, ldq, j, k);
 }
 
-[[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]] void org2r_double(
-    int m, int k, const double* v, int ldv, const double* tau, double* q, int ldq) {
+// The body compiled for each instruction set (detail::vector_isa).
+template <typename T>
+[[gnu::target("arch=x86-64-v4")]] void org2r_v4(int m, int k, const T* v, int ldv, const T* tau, T* q, int ldq) {
   org2r_body(m, k, v, ldv, tau, q, ldq);
 }
-[[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]] void org2r_float(
-    int m, int k, const float* v, int ldv, const float* tau, float* q, int ldq) {
+template <typename T>
+[[gnu::target("arch=x86-64-v3")]] void org2r_v3(int m, int k, const T* v, int ldv, const T* tau, T* q, int ldq) {
+  org2r_body(m, k, v, ldv, tau, q, ldq);
+}
+template <typename T>
+void org2r_x86_64(int m, int k, const T* v, int ldv, const T* tau, T* q, int ldq) {
   org2r_body(m, k, v, ldv, tau, q, ldq);
 }
 
 }  // namespace
 
-template <>
-void org2r<double>(int m, int k, const double* v, int ldv, const double* tau, double* q, int ldq) {
-  org2r_double(m, k, v, ldv, tau, q, ldq);
+template <typename T>
+void org2r(int m, int k, const T* v, int ldv, const T* tau, T* q, int ldq) {
+  switch (detail::vector_isa()) {
+    case detail::VectorIsa::x86_64_v4: return org2r_v4(m, k, v, ldv, tau, q, ldq);
+    case detail::VectorIsa::x86_64_v3: return org2r_v3(m, k, v, ldv, tau, q, ldq);
+    case detail::VectorIsa::x86_64: return org2r_x86_64(m, k, v, ldv, tau, q, ldq);
+  }
 }
-template <>
-void org2r<float>(int m, int k, const float* v, int ldv, const float* tau, float* q, int ldq) {
-  org2r_float(m, k, v, ldv, tau, q, ldq);
-}
+
+template void org2r<double>(int, int, const double*, int, const double*, double*, int);
+template void org2r<float>(int, int, const float*, int, const float*, float*, int);
 
 }  // namespace tiledqr::small_kernels

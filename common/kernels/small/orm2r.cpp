@@ -15,26 +15,34 @@ template <typename T>
   }
 }
 
-[[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]] void orm2r_double(
-    bool transpose, int m, int n, int k, const double* v, int ldv, const double* tau, double* c, int ldc) {
+// The body compiled for each instruction set (detail::vector_isa).
+template <typename T>
+[[gnu::target("arch=x86-64-v4")]] void orm2r_v4(bool transpose, int m, int n, int k, const T* v, int ldv,
+                                               const T* tau, T* c, int ldc) {
   orm2r_body(transpose, m, n, k, v, ldv, tau, c, ldc);
 }
-[[gnu::target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")]] void orm2r_float(
-    bool transpose, int m, int n, int k, const float* v, int ldv, const float* tau, float* c, int ldc) {
+template <typename T>
+[[gnu::target("arch=x86-64-v3")]] void orm2r_v3(bool transpose, int m, int n, int k, const T* v, int ldv,
+                                               const T* tau, T* c, int ldc) {
+  orm2r_body(transpose, m, n, k, v, ldv, tau, c, ldc);
+}
+template <typename T>
+void orm2r_x86_64(bool transpose, int m, int n, int k, const T* v, int ldv, const T* tau, T* c, int ldc) {
   orm2r_body(transpose, m, n, k, v, ldv, tau, c, ldc);
 }
 
 }  // namespace
 
-template <>
-void orm2r<double>(bool transpose, int m, int n, int k, const double* v, int ldv, const double* tau, double* c,
-                   int ldc) {
-  orm2r_double(transpose, m, n, k, v, ldv, tau, c, ldc);
+template <typename T>
+void orm2r(bool transpose, int m, int n, int k, const T* v, int ldv, const T* tau, T* c, int ldc) {
+  switch (detail::vector_isa()) {
+    case detail::VectorIsa::x86_64_v4: return orm2r_v4(transpose, m, n, k, v, ldv, tau, c, ldc);
+    case detail::VectorIsa::x86_64_v3: return orm2r_v3(transpose, m, n, k, v, ldv, tau, c, ldc);
+    case detail::VectorIsa::x86_64: return orm2r_x86_64(transpose, m, n, k, v, ldv, tau, c, ldc);
+  }
 }
-template <>
-void orm2r<float>(bool transpose, int m, int n, int k, const float* v, int ldv, const float* tau, float* c,
-                  int ldc) {
-  orm2r_float(transpose, m, n, k, v, ldv, tau, c, ldc);
-}
+
+template void orm2r<double>(bool, int, int, int, const double*, int, const double*, double*, int);
+template void orm2r<float>(bool, int, int, int, const float*, int, const float*, float*, int);
 
 }  // namespace tiledqr::small_kernels

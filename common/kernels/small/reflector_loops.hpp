@@ -1,7 +1,8 @@
 // The loops the small-matrix kernels share (small_kernels.hpp): dot
 // products and updates in eight lanes of fused multiply-adds, and the
 // making and applying of one reflector. Inlined into each kernel, so that
-// each of its compiled variants (AVX-512, AVX2, x86-64) vectorises them.
+// each of its compiled variants (AVX-512, AVX2, x86-64) vectorises them;
+// vector_isa() says which variant this processor runs.
 #pragma once
 
 #include <lapacke.h>
@@ -14,6 +15,24 @@
 namespace tiledqr::small_kernels::detail {
 
 constexpr int kLanes = 8;
+
+// The instruction sets the kernels are compiled for: x86-64-v4 (AVX-512),
+// x86-64-v3 (AVX2 and FMA), and plain x86-64 (whose std::fma is libm's,
+// exact but slow). Chosen once, at the first call, by asking the processor
+// (an explicit choice rather than GCC's target_clones: the resolver of an
+// indirect function runs before the sanitizers' runtime is ready, and
+// ThreadSanitizer builds crashed at start-up).
+enum class VectorIsa { x86_64_v4, x86_64_v3, x86_64 };
+
+inline VectorIsa vector_isa() {
+  static const VectorIsa isa = [] {
+    __builtin_cpu_init();
+    if (__builtin_cpu_supports("x86-64-v4")) return VectorIsa::x86_64_v4;
+    if (__builtin_cpu_supports("x86-64-v3")) return VectorIsa::x86_64_v3;
+    return VectorIsa::x86_64;
+  }();
+  return isa;
+}
 
 // Lane l holds the sum over the entries i ≡ l (mod 8), in order; the lanes
 // are added pairwise. The same bits whatever the vector width.

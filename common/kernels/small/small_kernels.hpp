@@ -7,7 +7,7 @@
 // Every product is a fused multiply-add in a fixed order of eight lanes,
 // so the results are the same bits on every x86-64 processor; each
 // function is compiled for AVX-512, AVX2 and plain x86-64, the best the
-// processor runs chosen when the library loads.
+// processor runs chosen at the first call.
 //
 // A reflector is H = I − τ [1; v][1; v]ᵀ, v stored below the diagonal as
 // ?geqr2 stores it; every matrix is col-major.

@@ -21,6 +21,7 @@
 #include "scalapack_peer.hpp"
 #include "stage_main.hpp"
 #include "starpu_qr.hpp"
+#include "starpu_tsqr.hpp"
 
 namespace tiledqr::distributed {
 namespace {
@@ -37,6 +38,7 @@ struct MpiConfig {
   int simulate_threads = 0;              // workers per simulated rank (default: this run's)
   int64_t simulate_m = 0, simulate_n = 0;  // the simulated matrix (default: this run's)
   bool threads_given = false;
+  bool domains_given = false;
 };
 
 // What one rank's step ended with: code 0 and no message when it went well.
@@ -228,6 +230,17 @@ int run(int& argc, char**& argv, const StageConfig& config, const MpiConfig& mpi
         throw InputError(config.input + ": matrix is " + std::to_string(m) + "x" + std::to_string(n) +
                          "; need at least 1x1");
     }
+    // A tall matrix (m >= 8n) on several workers takes the tsqr tree, as
+    // on one process: its row blocks dealt out to the ranks in order.
+    if (!config.tree_given && m >= 8 * n && int64_t(ranks) * threads > 1) options.tree = Tree::tsqr;
+    if (options.tree == Tree::tsqr) {
+      if (!mpi.grid.empty() && grid.cols != 1)
+        throw InputError("--tree tsqr deals row blocks out to the ranks: the grid must be Px1, got " + mpi.grid);
+      if (!mpi.simulate.empty())
+        throw InputError("--simulate replays the tile trees' plans; it does not apply to --tree tsqr");
+      grid = parse_grid(std::to_string(ranks) + "x1", ranks);  // ScaLAPACK's too, with --peer
+      if (!mpi.domains_given) options.tree_domains = ranks * threads;
+    }
   }), rank, ranks);
   if (code != exit_code::ok) return code;
 
@@ -253,7 +266,34 @@ int run(int& argc, char**& argv, const StageConfig& config, const MpiConfig& mpi
   report.n = n;
   Factorization<T> f;
   std::vector<TaskRecord> trace;
-  {
+  if (options.tree == Tree::tsqr) {
+    std::optional<DistributedTsqr<T>> qr;
+    DenseMatrix<T> whole;  // A on rank 0, for --check
+    const EntrySource source = config.input.empty() ? random_entries(m, n, config.seed) : matrix_entries(input);
+    code = agree(attempt([&] {
+      qr.emplace(m, n, options, rank, ranks);
+      options.tree_domains = qr->blocks();
+      if (config.check && rank == 0) whole = DenseMatrix<T>(m, n);
+      source([](int64_t) { return true; }, [&](int64_t r, int64_t c, double x) {
+        if (!config.allow_nonfinite && !std::isfinite(double(T(x))) && qr->holds_row(r))
+          throw InputError(config.input + " has a non-finite entry " + std::to_string(x) + " at (" +
+                           std::to_string(r + 1) + ", " + std::to_string(c + 1) +
+                           "); use --allow-nonfinite to factor it anyway");
+        qr->set(r, c, T(x));
+        if (!whole.data.empty()) whole(r, c) = T(x);
+      });
+    }), rank, ranks);
+    if (code == exit_code::ok) {
+      report.seconds = qr->factor(!config.trace.empty());
+      if (mpi.comm_check) report.measured = measured_bytes(rank, ranks);
+      if (rank == 0) report.model = qr->model_messages();
+      trace = gather_trace(qr->trace(), rank, ranks);
+      code = agree(attempt([&] {
+        if (config.check || !config.output_q.empty() || !config.output_r.empty()) f = qr->gather();
+        if (config.check && rank == 0) report.residuals = check_factorization(whole.data.data(), m, n, m, f);
+      }), rank, ranks);
+    }
+  } else {
     std::optional<DistributedQr<T>> qr;
     const EntrySource source = config.input.empty() ? random_entries(m, n, config.seed) : matrix_entries(input);
     code = agree(attempt([&] {
@@ -329,6 +369,7 @@ int main_on_ranks(int argc, char** argv, int rank, int ranks) {
   stage.summary = "Tiled QR factorisation over MPI ranks on StarPU-MPI (tiles 2-D block-cyclic over a PxQ grid)";
   stage.device = "cpu";
   stage.uses_threads = true;
+  stage.runs_tsqr = true;
   StageConfig config;
   MpiConfig mpi;
   const int parsed = parse_stage_command_line(argc, argv, stage, config, rank == 0, [&mpi](CLI::App& app) {
@@ -345,7 +386,10 @@ int main_on_ranks(int argc, char** argv, int rank, int ranks) {
     app.add_option("--simulate-threads", mpi.simulate_threads, "workers per simulated rank (default: this run's)");
     app.add_option("--simulate-m", mpi.simulate_m, "rows of the simulated matrix (default: this run's)");
     app.add_option("--simulate-n", mpi.simulate_n, "columns of the simulated matrix (default: this run's)");
-    app.callback([&app, &mpi] { mpi.threads_given = app.count("--threads") > 0; });
+    app.callback([&app, &mpi] {
+      mpi.threads_given = app.count("--threads") > 0;
+      mpi.domains_given = app.count("--domains") > 0;
+    });
   });
   if (parsed >= 0) return parsed;
   for (const int nb : mpi.peer_blocks)

@@ -301,7 +301,6 @@ double DistributedQr<T>::factor(bool trace) {
   for (const PlannedTask& t : plan_)
     for (const DataUse& u : t.uses) register_handle(u.data);
   if (trace) {
-    starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
     g_trace.records = &trace_;
     g_trace.plan = &plan_;
     g_trace.worker_base = rank_ * int(starpu_worker_get_count());
@@ -309,36 +308,43 @@ double DistributedQr<T>::factor(bool trace) {
   const int min_priority = starpu_sched_get_min_priority();
   const int max_priority = starpu_sched_get_max_priority();
   const int32_t top = *std::max_element(priority_.begin(), priority_.end());
-  starpu_mpi_barrier(MPI_COMM_WORLD);
-  g_trace.origin_us = starpu_timing_now();
-  const auto start = std::chrono::steady_clock::now();
-  std::vector<starpu_data_descr> descrs;
-  for (size_t index = 0; index < plan_.size(); ++index) {
-    const PlannedTask& t = plan_[index];
-    descrs.clear();
-    for (const DataUse& u : t.uses) {
-      const starpu_data_access_mode mode =
-          u.mode == Mode::read ? STARPU_R : u.mode == Mode::write ? STARPU_W : STARPU_RW;
-      descrs.push_back({handle(u.data), mode});
+  return timed_insertion(trace, g_trace.origin_us, [&] {
+    std::vector<starpu_data_descr> descrs;
+    for (size_t index = 0; index < plan_.size(); ++index) {
+      const PlannedTask& t = plan_[index];
+      descrs.clear();
+      for (const DataUse& u : t.uses) {
+        const starpu_data_access_mode mode =
+            u.mode == Mode::read ? STARPU_R : u.mode == Mode::write ? STARPU_W : STARPU_RW;
+        descrs.push_back({handle(u.data), mode});
+      }
+      KernelArgs args;
+      args.task = t.task;
+      args.b = options_.tile;
+      args.ib = options_.effective_inner_block();
+      args.plan_index = int32_t(index);
+      args.is_copy = t.is_copy;
+      // Critical-path priority scaled into the scheduler's range; a copy
+      // takes its geqrt's, since the panel's updates wait on it.
+      const int32_t dag_index = t.is_copy ? plan_[index - 1].dag_index : t.dag_index;
+      const int priority = min_priority + int(int64_t(priority_[size_t(dag_index)]) *
+                                              (max_priority - min_priority) / std::max(top, 1));
+      void (*callback)(void*) = trace ? record_task : nullptr;
+      const int status = starpu_mpi_task_insert(
+          MPI_COMM_WORLD, codelet<T>(), STARPU_DATA_MODE_ARRAY, descrs.data(), int(descrs.size()),
+          STARPU_VALUE, &args, sizeof(args), STARPU_PRIORITY, priority, STARPU_EXECUTE_ON_NODE, t.rank,
+          STARPU_CALLBACK_WITH_ARG_NFREE, callback, reinterpret_cast<void*>(intptr_t(index)), 0);
+      if (status != 0) throw std::runtime_error("starpu_mpi_task_insert failed");
     }
-    KernelArgs args;
-    args.task = t.task;
-    args.b = options_.tile;
-    args.ib = options_.effective_inner_block();
-    args.plan_index = int32_t(index);
-    args.is_copy = t.is_copy;
-    // Critical-path priority scaled into the scheduler's range; a copy
-    // takes its geqrt's, since the panel's updates wait on it.
-    const int32_t dag_index = t.is_copy ? plan_[index - 1].dag_index : t.dag_index;
-    const int priority = min_priority + int(int64_t(priority_[size_t(dag_index)]) *
-                                            (max_priority - min_priority) / std::max(top, 1));
-    void (*callback)(void*) = trace ? record_task : nullptr;
-    const int status = starpu_mpi_task_insert(
-        MPI_COMM_WORLD, codelet<T>(), STARPU_DATA_MODE_ARRAY, descrs.data(), int(descrs.size()),
-        STARPU_VALUE, &args, sizeof(args), STARPU_PRIORITY, priority, STARPU_EXECUTE_ON_NODE, t.rank,
-        STARPU_CALLBACK_WITH_ARG_NFREE, callback, reinterpret_cast<void*>(intptr_t(index)), 0);
-    if (status != 0) throw std::runtime_error("starpu_mpi_task_insert failed");
-  }
+  });
+}
+
+double timed_insertion(bool trace, double& origin_us, const std::function<void()>& insert_tasks) {
+  if (trace) starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
+  starpu_mpi_barrier(MPI_COMM_WORLD);
+  origin_us = starpu_timing_now();
+  const auto start = std::chrono::steady_clock::now();
+  insert_tasks();
   starpu_mpi_wait_for_all(MPI_COMM_WORLD);
   starpu_mpi_barrier(MPI_COMM_WORLD);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();

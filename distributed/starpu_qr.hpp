@@ -9,6 +9,7 @@
 #include <starpu.h>
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "block_cyclic.hpp"
@@ -85,6 +86,12 @@ class DistributedQr {
   std::vector<starpu_data_handle_t> handles_;  // 4 kinds × p·q, null until used
   std::vector<TaskRecord> trace_;
 };
+
+// Every rank: StarPU's profiling on (with `trace`), a barrier, `insert_tasks`
+// (this rank's part of a plan), the wait for every rank's tasks and a
+// barrier. Returns the wall seconds from the first barrier; origin_us is
+// StarPU's clock then, the origin of the trace's times.
+double timed_insertion(bool trace, double& origin_us, const std::function<void()>& insert_tasks);
 
 extern template class DistributedQr<float>;
 extern template class DistributedQr<double>;

@@ -30,6 +30,12 @@ void scale_upper(T* a, int64_t ld, int64_t k, int64_t n, int shift) {
     for (int64_t i = 0; i <= std::min(j, k - 1); ++i) a[i + j * ld] = std::ldexp(a[i + j * ld], -shift);
 }
 
+// The upper triangle of the (n, n) top of `from` into `to`'s.
+template <typename T>
+void copy_upper(const T* from, int64_t ld_from, T* to, int64_t ld_to, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) std::copy_n(from + j * ld_from, j + 1, to + j * ld_to);
+}
+
 }  // namespace
 
 template <typename T>
@@ -80,7 +86,7 @@ void TsqrFactors<T>::run_task(const Task& task) {
     block.clear();
     T largest = 0;
     for (int64_t j = 0; j < n; ++j) {
-      const T* column = input + first[size_t(d)] + j * input_ld;
+      const T* column = input + (first[size_t(d)] - input_row) + j * input_ld;
       block.insert(block.end(), column, column + r);
       largest = std::max(largest, largest_magnitude(block.data() + j * r, size_t(r)));
     }
@@ -97,14 +103,29 @@ void TsqrFactors<T>::run_task(const Task& task) {
   // Merge block d's triangle into block piv's: both blocks hold n rows or
   // more (several blocks), so both triangles are (n, n).
   const int32_t top = task.piv;
-  std::vector<T>& target = blocks[size_t(top)];
-  const int s = std::max(scale[size_t(top)], scale[size_t(d)]);
-  scale_upper(target.data(), rows(top), n, n, s - scale[size_t(top)]);
-  scale_upper(block.data(), r, n, n, s - scale[size_t(d)]);
-  scale[size_t(top)] = scale[size_t(d)] = s;
+  tsqr_merge(n, ib, reference, blocks[size_t(top)].data(), rows(top), scale[size_t(top)], block.data(), r,
+             scale[size_t(d)], t_merge[size_t(d)].data());
+}
+
+template <typename T>
+void tsqr_merge(int64_t n, int ib, bool reference, T* upper, int64_t ld_upper, int& upper_scale, T* lower,
+                int64_t ld_lower, int& lower_scale, T* t) {
+  const int s = std::max(upper_scale, lower_scale);
+  scale_upper(upper, ld_upper, n, n, s - upper_scale);
+  scale_upper(lower, ld_lower, n, n, s - lower_scale);
+  upper_scale = lower_scale = s;
+  // The kernels run on compact (n, n) copies, zero below the diagonal:
+  // OpenBLAS's tpqrt rounds differently for another leading dimension, and
+  // the bits must not depend on the blocks' row counts (nor on whether a
+  // process holds the whole block or, as the distributed tree, its triangle).
+  std::vector<T> a(size_t(n) * size_t(n), T(0)), b(size_t(n) * size_t(n), T(0));
+  copy_upper(upper, ld_upper, a.data(), n, n);
+  copy_upper(lower, ld_lower, b.data(), n, n);
   const int w = int(n);
-  if (reference) kernels::ttqrt(w, w, target.data(), int(rows(top)), block.data(), int(r), t_merge[size_t(d)].data());
-  else lapack_kernels::tpqrt(w, w, w, ib, target.data(), int(rows(top)), block.data(), int(r), t_merge[size_t(d)].data(), ib);
+  if (reference) kernels::ttqrt(w, w, a.data(), w, b.data(), w, t);
+  else lapack_kernels::tpqrt(w, w, w, ib, a.data(), w, b.data(), w, t, ib);
+  copy_upper(a.data(), n, upper, ld_upper, n);
+  copy_upper(b.data(), n, lower, ld_lower, n);
 }
 
 template <typename T>
@@ -167,6 +188,8 @@ void TsqrFactors<T>::form_q(int64_t k, T* q, int64_t ldq, const DagExecutor& exe
   run_apply_dag(false, true, q, ldq, k, executor);
 }
 
+template void tsqr_merge<float>(int64_t, int, bool, float*, int64_t, int&, float*, int64_t, int&, float*);
+template void tsqr_merge<double>(int64_t, int, bool, double*, int64_t, int&, double*, int64_t, int&, double*);
 template struct TsqrFactors<float>;
 template struct TsqrFactors<double>;
 

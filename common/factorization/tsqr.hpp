@@ -42,9 +42,12 @@ struct TsqrFactors {
   // the larger exponent first. scale[0] is R's at the end.
   std::vector<int> scale;
   // A and its leading dimension: each block's factorisation copies its rows
-  // from there, so A must outlive the factorisation's tasks.
+  // from there, so A must outlive the factorisation's tasks. input's first
+  // row is A's row input_row (a process that holds only some of A's rows,
+  // those of the blocks it factors).
   const T* input = nullptr;
   int64_t input_ld = 0;
+  int64_t input_row = 0;
 
   TsqrFactors() = default;
   // P = min(blocks, ⌊m / n⌋) blocks (at least 1), so that every block of
@@ -80,6 +83,16 @@ struct TsqrFactors {
   void run_apply_task(const Task& task, bool transpose, bool fill, T* c, int64_t ldc, int cols) const;
   void run_apply_dag(bool transpose, bool fill, T* c, int64_t ldc, int64_t cols, const DagExecutor& executor) const;
 };
+
+// One merge of the tree: the triangle `lower` (n, n) merged into `upper`
+// (n, n), both first brought to the larger of their exponents (each holds
+// its rows of A·2^−scale); lower's upper triangle then holds the merge's V
+// and t (ib, n), ld ib, its T factors. The reference kernels or LAPACK's
+// tpqrt with l = n, on compact copies: the same bits for any ld_upper and
+// ld_lower. TsqrFactors' ttqrt, and the distributed tree's.
+template <typename T>
+void tsqr_merge(int64_t n, int ib, bool reference, T* upper, int64_t ld_upper, int& upper_scale, T* lower,
+                int64_t ld_lower, int& lower_scale, T* t);
 
 extern template struct TsqrFactors<float>;
 extern template struct TsqrFactors<double>;

@@ -1,4 +1,5 @@
-// tiledqr_mpi under mpirun (-np 1, 2, 4; grids 1x1, 2x1, 1x2, 2x2): R
+// tiledqr_mpi under mpirun (-np 1, 2, 4; grids 1x1, 2x1, 1x2, 2x2; the tsqr
+// tree's row blocks dealt out to the ranks): R and Q
 // bit-identical to FR1's, residuals, the block-cyclic message model against
 // StarPU-MPI's own counts, and errors on one rank ending every rank. Also
 // the plan and model without MPI. Arguments: the paths of tiledqr_mpi and
@@ -124,8 +125,65 @@ TEST(DistributedRuns, BitIdenticalToFr1AndModelledMessages) {
   }
 }
 
+struct TsqrCase {
+  int ranks, threads;
+  std::string domains;  // empty: the default, one row block a worker (ranks · threads)
+  int fan_in;
+  std::string precision;
+  int m, n;
+};
+
+// Pass rule: for every case of the tsqr tree (row blocks dealt out to the
+// ranks in order), every rank exits 0; rank 0's R and Q are byte-identical
+// to fr1_serial's tsqr tree with the same row blocks and fan-in; both
+// residuals are ≤ 50 and the first within 5% of FR1's; the bytes StarPU-MPI
+// sent equal the model's (a triangle there and back for each merge across
+// ranks, > 0 where blocks lie on several ranks). A tall matrix (m ≥ 8n)
+// without --tree runs the tsqr tree.
+TEST(DistributedRuns, TsqrTreeBitIdenticalToFr1) {
+  const std::vector<TsqrCase> cases = {
+      {2, 1, "", 4, "double", 1000, 37},  {4, 1, "7", 2, "double", 5003, 64}, {2, 2, "", 3, "float", 777, 20},
+      {2, 1, "", 4, "float", 1001, 1},    {4, 1, "", 4, "double", 38, 37},
+  };
+  const uint64_t seed = testing::test_seed();
+  for (const TsqrCase& c : cases) {
+    const std::string domains = c.domains.empty() ? std::to_string(c.ranks * c.threads) : c.domains;
+    SCOPED_TRACE(std::to_string(c.ranks) + " ranks x " + std::to_string(c.threads) + " threads, " + domains +
+                 " blocks, fan-in " + std::to_string(c.fan_in) + ", " + c.precision + ", " + std::to_string(c.m) +
+                 "x" + std::to_string(c.n));
+    ScratchDir dir;
+    const std::string common = "--m " + std::to_string(c.m) + " --n " + std::to_string(c.n) + " --seed " +
+                               std::to_string(seed) + " --precision " + c.precision + " --fan-in " +
+                               std::to_string(c.fan_in);
+    const std::string outputs = " --output-r " + dir.file("r_mpi.mtx") + " --output-q " + dir.file("q_mpi.mtx");
+    const RunResult mpi = run_mpi(dir, c.ranks, common + (c.m >= 8 * c.n ? "" : " --tree tsqr") + " --threads " +
+                                                    std::to_string(c.threads) +
+                                                    (c.domains.empty() ? "" : " --domains " + c.domains) +
+                                                    " --check --comm-check --json" + outputs);
+    EXPECT_EQ(count(mpi.out, "rank-exit=0"), c.ranks) << mpi.out << mpi.err;
+    const std::string json = mpi.out.substr(0, mpi.out.find('\n'));
+    EXPECT_NE(json.find("\"tree\":\"tsqr\""), std::string::npos) << json;
+    EXPECT_LE(json_number(json, "residual"), 50) << json;
+    EXPECT_LE(json_number(json, "orthogonality"), 50) << json;
+    EXPECT_NE(json.find("\"comm_model_match\":true"), std::string::npos) << json;
+    if (c.m / c.n >= 2 && c.ranks > 1) EXPECT_GT(json_number(json, "tile_messages_model"), 0) << json;
+    const RunResult fr1 = run_command(dir, "'" + g_fr1_program + "' " + common + " --tree tsqr --domains " + domains +
+                                               " --check --json --output-r " + dir.file("r_fr1.mtx") +
+                                               " --output-q " + dir.file("q_fr1.mtx"));
+    ASSERT_EQ(fr1.exit_code, 0) << fr1.err;
+    const double residual = json_number(json, "residual"), fr1_residual = json_number(fr1.out, "residual");
+    EXPECT_NEAR(residual, fr1_residual, 0.05 * fr1_residual) << json << "\n" << fr1.out;
+    const std::string r_fr1 = slurp(dir.file("r_fr1.mtx")), q_fr1 = slurp(dir.file("q_fr1.mtx"));
+    EXPECT_FALSE(r_fr1.empty());
+    EXPECT_FALSE(q_fr1.empty());
+    EXPECT_TRUE(slurp(dir.file("r_mpi.mtx")) == r_fr1) << "R differs from FR1's";
+    EXPECT_TRUE(slurp(dir.file("q_mpi.mtx")) == q_fr1) << "Q differs from FR1's";
+  }
+}
+
 // Pass rule: an input file no rank can read, a NaN in the tile of one rank
-// (rank 3 of a 2x2 grid) and a grid that does not fit the ranks each end
+// (rank 3 of a 2x2 grid) or in its rows (the tsqr tree), a grid that does
+// not fit the ranks or the tsqr tree, and --simulate with it each end
 // every rank with exit 2 (none hangs: the run's timeout would give 124),
 // and exactly one rank prints one message naming the problem.
 TEST(DistributedErrors, BadInputOnOneRankEndsEveryRank) {
@@ -133,11 +191,16 @@ TEST(DistributedErrors, BadInputOnOneRankEndsEveryRank) {
   {
     std::ofstream nan_file(dir.file("nan.mtx"));
     nan_file << "%%MatrixMarket matrix coordinate real general\n64 64 3\n1 1 1.0\n2 2 2.0\n40 40 nan\n";
+    std::ofstream tall_nan_file(dir.file("tall_nan.mtx"));  // the tsqr tree: row 600 lies on rank 3
+    tall_nan_file << "%%MatrixMarket matrix coordinate real general\n640 8 2\n1 1 1.0\n600 8 nan\n";
   }
   const std::vector<std::pair<std::string, std::string>> cases = {
       {"--input " + dir.file("missing.mtx") + " --tile 32 --grid 2x2", "cannot open"},
       {"--input " + dir.file("nan.mtx") + " --tile 32 --grid 2x2", "non-finite entry nan at (40, 40)"},
       {"--m 64 --n 64 --grid 3x1", "--grid 3x1 needs 3 ranks"},
+      {"--input " + dir.file("tall_nan.mtx") + " --threads 1", "non-finite entry nan at (600, 8)"},
+      {"--m 640 --n 8 --tree tsqr --grid 2x2", "the grid must be Px1"},
+      {"--m 640 --n 8 --tree tsqr --simulate 1,1", "does not apply to --tree tsqr"},
   };
   for (const auto& [args, needle] : cases) {
     const RunResult r = run_mpi(dir, 4, args);

@@ -159,6 +159,12 @@ double DistributedTsqr<T>::factor(bool trace) {
   return timed_insertion(trace, origin_us_, [&] {
     for (Args& args : task_args_) {
       const Task& t = args.task;
+      // The leaves' factorisations first, to the end on this rank, before
+      // any merge is inserted: a merge across ranks posts its receive when
+      // it is inserted, and StarPU-MPI's progress thread then polls for it
+      // on a core the factorisations need.
+      // (factor_dag lists every geqrt before the first merge.)
+      if (t.kind != TaskKind::geqrt && (&args - 1)->task.kind == TaskKind::geqrt) starpu_task_wait_for_all();
       std::vector<starpu_data_descr> descrs;
       int on = block_rank(t.i);
       if (t.kind == TaskKind::geqrt) {

@@ -1,17 +1,15 @@
 // StarPU-MPI executor of the tsqr tree (starpu_tsqr.hpp).
 #include "starpu_tsqr.hpp"
 
-#include "starpu_qr.hpp"
-
 #include <starpu_mpi.h>
 
 #include <algorithm>
 #include <climits>
 #include <stdexcept>
 
-#include "errors.hpp"
-#include "size_check.hpp"
 #include "kernels/lapack/lapack_kernels.hpp"
+#include "size_check.hpp"
+#include "starpu_qr.hpp"
 
 namespace tiledqr::distributed {
 namespace {
@@ -62,7 +60,7 @@ DistributedTsqr<T>::DistributedTsqr(int64_t m, int64_t n, const Options& options
   tsqr_.input = local_.data();
   tsqr_.input_ld = std::max<int64_t>(1, row_end_ - row_begin_);
   tsqr_.input_row = row_begin_;
-  triangles_.assign(size_t(end_block_ - first_block_) * triangle_elements(), T(0));
+  triangles_.assign(checked_elements({end_block_ - first_block_, n, n + 1}, sizeof(T), "triangles"), T(0));
 
   dag_ = tsqr_.factor_dag();
   merged_into_.assign(size_t(p), -1);

@@ -405,11 +405,6 @@ int main_on_ranks(int argc, char** argv, int rank, int ranks) {
 }  // namespace tiledqr::distributed
 
 int main(int argc, char** argv) {
-  // Open MPI's shared-memory transport (vader) left ranks waiting forever
-  // on messages StarPU-MPI had sent (Open MPI 4.1 with StarPU 1.3, one run
-  // in three on a node); TCP over loopback has not. An explicit setting
-  // (mpirun --mca btl ...) wins.
-  setenv("OMPI_MCA_btl", "self,tcp", 0);
   // StarPU-MPI's progress thread and this thread (its barriers, and the
   // collectives below) both call MPI.
   int provided = 0;

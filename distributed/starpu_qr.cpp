@@ -204,6 +204,12 @@ class WorkTiles {
 
   starpu_data_handle_t operator()(int32_t i, int32_t j) const { return handles_[size_t(i) + size_t(j) * rows_]; }
 
+  // Appends the handles of the tiles this rank owns.
+  void append_owned(std::vector<starpu_data_handle_t>& owned) const {
+    for (size_t h = 0; h < handles_.size(); ++h)
+      if (grid_.owner(int32_t(h % size_t(rows_)), int32_t(h / size_t(rows_))) == rank_) owned.push_back(handles_[h]);
+  }
+
   // Calls visit(i, j, tile) on each tile this rank owns, once every task
   // has written it.
   void for_each_owned(const std::function<void(int32_t, int32_t, const T*)>& visit) const {
@@ -308,7 +314,12 @@ double DistributedQr<T>::factor(bool trace) {
   const int min_priority = starpu_sched_get_min_priority();
   const int max_priority = starpu_sched_get_max_priority();
   const int32_t top = *std::max_element(priority_.begin(), priority_.end());
-  return timed_insertion(trace, g_trace.origin_us, [&] {
+  std::vector<starpu_data_handle_t> owned;
+  for (size_t h = 0; h < handles_.size(); ++h) {
+    const size_t tile = h % (size_t(p_) * q_);
+    if (handles_[h] && grid_.owner(int32_t(tile % p_), int32_t(tile / p_)) == rank_) owned.push_back(handles_[h]);
+  }
+  return timed_insertion(trace, g_trace.origin_us, owned, [&] {
     std::vector<starpu_data_descr> descrs;
     for (size_t index = 0; index < plan_.size(); ++index) {
       const PlannedTask& t = plan_[index];
@@ -339,14 +350,23 @@ double DistributedQr<T>::factor(bool trace) {
   });
 }
 
-double timed_insertion(bool trace, double& origin_us, const std::function<void()>& insert_tasks) {
+void wait_for_every_rank(const std::vector<starpu_data_handle_t>& owned) {
+  for (starpu_data_handle_t h : owned) {
+    starpu_data_acquire(h, STARPU_R);
+    starpu_data_release(h);
+  }
+  starpu_mpi_wait_for_all(MPI_COMM_WORLD);
+  starpu_mpi_barrier(MPI_COMM_WORLD);
+}
+
+double timed_insertion(bool trace, double& origin_us, const std::vector<starpu_data_handle_t>& owned,
+                       const std::function<void()>& insert_tasks) {
   if (trace) starpu_profiling_status_set(STARPU_PROFILING_ENABLE);
   starpu_mpi_barrier(MPI_COMM_WORLD);
   origin_us = starpu_timing_now();
   const auto start = std::chrono::steady_clock::now();
   insert_tasks();
-  starpu_mpi_wait_for_all(MPI_COMM_WORLD);
-  starpu_mpi_barrier(MPI_COMM_WORLD);
+  wait_for_every_rank(owned);
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   if (trace) starpu_profiling_status_set(STARPU_PROFILING_DISABLE);
   return seconds;
@@ -482,7 +502,9 @@ Residuals DistributedQr<T>::check(const std::vector<T>& input) {
         descrs = {{g(a, c), STARPU_RW}, {z(i, a), STARPU_R}, {z(i, c), STARPU_R}};
         insert(gram_args, descrs, grid_.owner(a, c));
       }
-  starpu_mpi_wait_for_all(MPI_COMM_WORLD);
+  std::vector<starpu_data_handle_t> owned;
+  for (const WorkTiles<T>* work : {&w, &z, &g}) work->append_owned(owned);
+  wait_for_every_rank(owned);
 
   // Sums of squares of this rank's tiles, logical entries only.
   ScaledSumOfSquares a_sum, difference;

@@ -87,11 +87,22 @@ class DistributedQr {
   std::vector<TaskRecord> trace_;
 };
 
+// Collective: waits until every datum this rank owns (`owned`, its handles)
+// holds its final value, then for every rank's tasks and messages, then a
+// barrier. The owned data come first because StarPU-MPI 1.3's barrier
+// counts only the receives whose message has begun to arrive: a datum that
+// its last task wrote on another rank is sent back to its owner, and an
+// owner that entered the barrier before that message's envelope came held
+// its MPI progress thread in MPI_Barrier, never took the message, and left
+// the sender waiting for ever.
+void wait_for_every_rank(const std::vector<starpu_data_handle_t>& owned);
+
 // Every rank: StarPU's profiling on (with `trace`), a barrier, `insert_tasks`
-// (this rank's part of a plan), the wait for every rank's tasks and a
-// barrier. Returns the wall seconds from the first barrier; origin_us is
-// StarPU's clock then, the origin of the trace's times.
-double timed_insertion(bool trace, double& origin_us, const std::function<void()>& insert_tasks);
+// (this rank's part of a plan), then wait_for_every_rank(owned). Returns the
+// wall seconds from the first barrier; origin_us is StarPU's clock then, the
+// origin of the trace's times.
+double timed_insertion(bool trace, double& origin_us, const std::vector<starpu_data_handle_t>& owned,
+                       const std::function<void()>& insert_tasks);
 
 extern template class DistributedQr<float>;
 extern template class DistributedQr<double>;

@@ -154,7 +154,12 @@ double DistributedTsqr<T>::factor(bool trace) {
   lapack_kernels::use_single_threaded_blas();
   task_args_.clear();
   for (const Task& t : dag_.tasks) task_args_.push_back({this, t});
-  return timed_insertion(trace, origin_us_, [&] {
+  std::vector<starpu_data_handle_t> owned;
+  for (int32_t d = 0; d < blocks(); ++d) {
+    if (block_rank(d) == rank_) owned.push_back(triangle_[size_t(d)]);
+    if (merge_t_[size_t(d)] && block_rank(merged_into_[size_t(d)]) == rank_) owned.push_back(merge_t_[size_t(d)]);
+  }
+  return timed_insertion(trace, origin_us_, owned, [&] {
     for (Args& args : task_args_) {
       const Task& t = args.task;
       // The leaves' factorisations first, to the end on this rank, before

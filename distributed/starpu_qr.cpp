@@ -14,6 +14,7 @@
 #include "huge_pages.hpp"
 #include "kernels/host_binding.hpp"
 #include "kernels/lapack/lapack_kernels.hpp"
+#include "mpi_transfer.hpp"
 
 namespace tiledqr::distributed {
 namespace {
@@ -402,31 +403,41 @@ Factorization<T> DistributedQr<T>::gather(bool all) {
       if (rank_ == 0) target = local ? f.t_local_tile(d.i, d.j) : f.t_merge_tile(d.i, d.j);
       wanted.push_back({d, target});
     }
-  // Point-to-point, in one order on every rank: owners send, rank 0
-  // receives (the detached get_data_on_node left rank 0 waiting in 1.3).
+  // Point-to-point with plain MPI on a communicator of its own, in one
+  // order on every rank: each owner reads its datum where StarPU holds it
+  // and sends it, rank 0 receives it into its place. (StarPU-MPI 1.3's
+  // blocking send and receive race with its progress thread, which may
+  // read a request the waiting thread has already freed.) Every datum ends
+  // on its owner: wait_for_every_rank saw to that.
   starpu_task_wait_for_all();
+  MPI_Comm comm;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+  std::vector<T> staging;
   for (const auto& [d, target] : wanted) {
-    register_handle(d);
     const int owner = grid_.owner(d.i, d.j);
-    const int64_t tag = starpu_mpi_data_get_tag(handle(d));
-    if (owner == 0 || (rank_ != 0 && rank_ != owner)) continue;
-    if (rank_ == owner) {
-      starpu_mpi_send(handle(d), 0, tag, MPI_COMM_WORLD);
-    } else {
-      MPI_Status status;
-      starpu_mpi_recv(handle(d), owner, tag, MPI_COMM_WORLD, &status);
+    if (rank_ != owner && rank_ != 0) continue;
+    const bool t_factor = d.kind == DataKind::t_local || d.kind == DataKind::t_merge;
+    const int64_t rows = t_factor ? options_.effective_inner_block() : b;
+    const size_t elements = size_t(rows) * size_t(b);
+    if (rank_ != owner) {
+      receive_all(target, elements, owner, 0, comm);
+      continue;
     }
-  }
-  if (rank_ != 0) return f;
-  for (const auto& [d, target] : wanted) {
+    register_handle(d);
     starpu_data_handle_t h = handle(d);
     starpu_data_acquire(h, STARPU_R);
     const T* source = reinterpret_cast<const T*>(starpu_matrix_get_local_ptr(h));
     const int64_t ld = int64_t(starpu_matrix_get_local_ld(h));
-    const int64_t rows = int64_t(starpu_matrix_get_nx(h));
-    for (int64_t c = 0; c < b; ++c) std::copy_n(source + c * ld, rows, target + c * rows);
+    T* packed = target;  // rank 0 copies its own data straight into place
+    if (rank_ != 0) {
+      staging.resize(elements);
+      packed = staging.data();
+    }
+    for (int64_t c = 0; c < b; ++c) std::copy_n(source + c * ld, rows, packed + c * rows);
     starpu_data_release(h);
+    if (rank_ != 0) send_all(packed, elements, 0, 0, comm);
   }
+  MPI_Comm_free(&comm);
   return f;
 }
 

@@ -4,42 +4,14 @@
 #include <starpu_mpi.h>
 
 #include <algorithm>
-#include <climits>
 #include <stdexcept>
 
 #include "kernels/lapack/lapack_kernels.hpp"
+#include "mpi_transfer.hpp"
 #include "size_check.hpp"
 #include "starpu_qr.hpp"
 
 namespace tiledqr::distributed {
-namespace {
-
-template <typename T>
-MPI_Datatype mpi_type() {
-  return sizeof(T) == 8 ? MPI_DOUBLE : MPI_FLOAT;
-}
-
-// Point-to-point transfers of any length (MPI counts are ints).
-template <typename T>
-void send_all(const T* data, size_t count, int to, int tag, MPI_Comm comm) {
-  do {
-    const int piece = int(std::min<size_t>(count, INT_MAX));
-    MPI_Send(data, piece, mpi_type<T>(), to, tag, comm);
-    data += piece;
-    count -= size_t(piece);
-  } while (count > 0);
-}
-template <typename T>
-void receive_all(T* data, size_t count, int from, int tag, MPI_Comm comm) {
-  do {
-    const int piece = int(std::min<size_t>(count, INT_MAX));
-    MPI_Recv(data, piece, mpi_type<T>(), from, tag, comm, MPI_STATUS_IGNORE);
-    data += piece;
-    count -= size_t(piece);
-  } while (count > 0);
-}
-
-}  // namespace
 
 template <typename T>
 DistributedTsqr<T>::DistributedTsqr(int64_t m, int64_t n, const Options& options, int rank, int ranks)

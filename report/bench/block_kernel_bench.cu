@@ -252,6 +252,23 @@ Row make_row(const char* kernel, int nb, int ib, int tasks, const Timing& timing
   return row;
 }
 
+// s.panels reflector tiles V (NB × NB each, into v) and their T factors
+// (IB × NB each, into t): LAPACK's factorisations of random tiles, of a
+// stacked pair [R; V] (tsqrt's) or of one tile (geqrt's).
+template <typename T, int NB, int IB>
+void factored_panels(const Settings& s, bool stacked, std::mt19937_64& engine, std::vector<T>& v, std::vector<T>& t) {
+  const std::size_t tile = std::size_t(NB) * NB;
+  v.assign(tile * s.panels, T(0));
+  t.assign(std::size_t(IB) * NB * s.panels, T(0));
+  for (int p = 0; p < s.panels; ++p) {
+    std::vector<T> r = random_values<T>(tile, engine), vp = random_values<T>(tile, engine);
+    T* tp = t.data() + std::size_t(IB) * NB * p;
+    const lapack_int info = stacked ? factor_stacked(NB, IB, r.data(), vp.data(), tp) : factor_tile(NB, IB, vp.data(), tp);
+    if (info != 0) throw std::runtime_error("LAPACK factorisation failed");
+    std::copy(vp.begin(), vp.end(), v.begin() + tile * p);
+  }
+}
+
 // Many tsmqr (stacked = true), ttmqr (stacked and triangle) or ormqr tasks
 // on nb × nb tiles.
 template <typename T, int NB, int IB>
@@ -259,14 +276,8 @@ Row measure_update(const Settings& s, const cudaDeviceProp& prop, bool stacked, 
   const int tasks = prop.multiProcessorCount * s.waves;
   const std::size_t tile = std::size_t(NB) * NB;
   std::mt19937_64 engine(20261125u + NB * 131 + IB);
-  std::vector<T> v(tile * s.panels), t(std::size_t(IB) * NB * s.panels);
-  for (int p = 0; p < s.panels; ++p) {
-    std::vector<T> r = random_values<T>(tile, engine), vp = random_values<T>(tile, engine);
-    const lapack_int info = stacked ? factor_stacked(NB, IB, r.data(), vp.data(), t.data() + std::size_t(IB) * NB * p)
-                                    : factor_tile(NB, IB, vp.data(), t.data() + std::size_t(IB) * NB * p);
-    if (info != 0) throw std::runtime_error("LAPACK factorisation failed");
-    std::copy(vp.begin(), vp.end(), v.begin() + tile * p);
-  }
+  std::vector<T> v, t;
+  factored_panels<T, NB, IB>(s, stacked, engine, v, t);
   const DeviceVector<T> dv(v), dt(t);
   const DeviceVector<T> da1(stacked ? random_values<T>(tile * tasks, engine) : std::vector<T>());
   const DeviceVector<T> da2(random_values<T>(tile * tasks, engine));
@@ -308,13 +319,8 @@ Row measure_mma_variant(const Settings& s, const cudaDeviceProp& prop) {
   const int tasks = prop.multiProcessorCount * s.waves;
   const std::size_t tile = std::size_t(NB) * NB;
   std::mt19937_64 engine(20261125u + NB * 131 + IB);
-  std::vector<double> v(tile * s.panels), t(std::size_t(IB) * NB * s.panels);
-  for (int p = 0; p < s.panels; ++p) {
-    std::vector<double> r = random_values<double>(tile, engine), vp = random_values<double>(tile, engine);
-    if (factor_stacked(NB, IB, r.data(), vp.data(), t.data() + std::size_t(IB) * NB * p) != 0)
-      throw std::runtime_error("LAPACK factorisation failed");
-    std::copy(vp.begin(), vp.end(), v.begin() + tile * p);
-  }
+  std::vector<double> v, t;
+  factored_panels<double, NB, IB>(s, true, engine, v, t);
   const std::vector<double> a1_in = random_values<double>(tile * tasks, engine);
   const std::vector<double> a2_in = random_values<double>(tile * tasks, engine);
   const DeviceVector<double> dv(v), dt(t), da1(a1_in), da2(a2_in);

@@ -1,6 +1,6 @@
 // Tests of the host side of the LCS workload (fr4_scheduler/lcs):
 // the two-row DP and the bit-parallel last row against the full-table DP,
-// Hirschberg's traceback, seed 001's model and its calibration, and input.
+// Hirschberg's traceback, the supernode paper's model and its calibration, and input.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -10,8 +10,6 @@
 #include "kernels/warp/tile.cuh"
 #include "kernels/warp/tsmqr.cuh"
 #include "kernels/warp/tsqrt.cuh"
-#include "kernels/warp/ttmqr.cuh"
-#include "kernels/warp/ttqrt.cuh"
 #include "task.hpp"
 
 namespace tiledqr::gpu {

@@ -30,27 +30,10 @@ __device__ void warp_geqrt(T* a, T* tau, T* shared, int lane) {
 #pragma unroll 1
   for (int j = 0; j < warp_tile; ++j) {
     T* column = tile + j * staged_ld;  // alpha = column[j], x = column[j+1..31]
-    T x[warp_tile], own[warp_tile];
-    read_column(column, j + 1, warp_tile, x);
-    read_column(mine, 0, warp_tile, own);
-    const T alpha = column[j];
     const T own_j = mine[j];
-    T squares, dot;
-    column_sums(x, own, squares, dot);
-    bool direct;
-    WarpReflector<T> h = direct_reflector(alpha, squares, direct);
-    __syncwarp();  // column j is read by all before lane j rewrites it
-    if (!direct) {  // the same decision in every lane
-      if (lane == j) reference_reflector(warp_tile - 1 - j, &column[j], &column[j + 1], careful_tau);
-      __syncwarp();
-      h.beta = column[j];
-      h.tau = *careful_tau;
-      h.scale = 1;
-      read_column(column, j + 1, warp_tile, x);
-      T unused;
-      column_sums(x, own, unused, dot);
-      __syncwarp();
-    }
+    T x[warp_tile], own[warp_tile], dot;
+    const WarpReflector<T> h = warp_reflector(lane, j, &column[j], column, j + 1, warp_tile, mine, careful_tau, x,
+                                              own, dot);
     if (lane == j) {
       my_tau = h.tau;
       mine[j] = h.beta;

@@ -104,4 +104,39 @@ __device__ __noinline__ void reference_reflector(int n, T* alpha, T* x, T* tau_o
   *tau_out = kernels::make_reflector(n, *alpha, x, 1);
 }
 
+// Step j of a warp's factorisation: the reflector that maps [*alpha;
+// column[first..last)] to [β; 0], formed by every lane alike (the direct
+// formula, or the careful path when that declines: lane `owner` runs
+// reference_reflector on the column in place, and every lane reads β, τ and
+// the new x back). Also leaves x (the column's entries in [first, last), 0
+// elsewhere), own (the lane's own column, own_column[0..32)) and dot = xᵀ own
+// for the update. Ends with the column read by all, so the owner may
+// rewrite it.
+//   alpha, column, own_column  shared memory;
+//   careful_tau                one shared scalar, τ from the owner to the others.
+template <typename T>
+__device__ __forceinline__ WarpReflector<T> warp_reflector(int lane, int owner, T* alpha, T* column, int first,
+                                                           int last, const T* own_column, T* careful_tau,
+                                                           T (&x)[warp_tile], T (&own)[warp_tile], T& dot) {
+  read_column(column, first, last, x);
+  read_column(own_column, 0, warp_tile, own);
+  T squares;
+  column_sums(x, own, squares, dot);
+  bool direct;
+  WarpReflector<T> h = direct_reflector(*alpha, squares, direct);
+  __syncwarp();  // the column is read by all before the owner rewrites it
+  if (!direct) {  // the same decision in every lane
+    if (lane == owner) reference_reflector(last - first, alpha, column + first, careful_tau);
+    __syncwarp();
+    h.beta = *alpha;
+    h.tau = *careful_tau;
+    h.scale = 1;
+    read_column(column, first, last, x);
+    T unused;
+    column_sums(x, own, unused, dot);
+    __syncwarp();
+  }
+  return h;
+}
+
 }  // namespace tiledqr::gpu

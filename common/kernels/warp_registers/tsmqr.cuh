@@ -5,33 +5,13 @@
 
 #include <cuda_runtime.h>
 
+#include "kernels/warp/tile.cuh"
+
 namespace tiledqr::kernels::warp_registers {
 
-constexpr int tile = 32;                       // rows and columns of a tile
-constexpr int staged_ld = tile + 1;            // a tile passing through shared memory (no bank conflicts)
+constexpr int tile = gpu::warp_tile;           // rows and columns of a tile (32)
+constexpr int staged_ld = gpu::staged_ld;      // a tile passing through shared memory (no bank conflicts)
 constexpr int shared_elements = tile * staged_ld + tile * tile;  // per warp: staging + V2
-
-// Column `lane` of a (32, 32) col-major tile (ld 32) into col, through
-// `stage` so that the global reads are coalesced.
-template <typename T>
-__device__ __forceinline__ void load_column(const T* a, T* stage, int lane, T (&col)[tile]) {
-#pragma unroll
-  for (int c = 0; c < tile; ++c) stage[lane + c * staged_ld] = a[lane + c * tile];
-  __syncwarp();
-#pragma unroll
-  for (int r = 0; r < tile; ++r) col[r] = stage[r + lane * staged_ld];
-  __syncwarp();
-}
-
-template <typename T>
-__device__ __forceinline__ void store_column(T* a, T* stage, int lane, const T (&col)[tile]) {
-#pragma unroll
-  for (int r = 0; r < tile; ++r) stage[r + lane * staged_ld] = col[r];
-  __syncwarp();
-#pragma unroll
-  for (int c = 0; c < tile; ++c) a[lane + c * tile] = stage[lane + c * staged_ld];
-  __syncwarp();
-}
 
 // The reflector loop for one direction; every index into top and bottom is a
 // compile-time constant, so both columns stay in registers.
@@ -71,16 +51,16 @@ __device__ void tsmqr(bool transpose, const T* v, const T* tau, T* a1, T* a2, T*
   T* stage = shared;                    // (32, 33)
   T* v2 = shared + tile * staged_ld;    // (32, 32), ld = 32
   T top[tile], bottom[tile];
-  load_column(a1, stage, lane, top);
-  load_column(a2, stage, lane, bottom);
+  gpu::load_tile_columns(a1, stage, lane, top);
+  gpu::load_tile_columns(a2, stage, lane, bottom);
 #pragma unroll
   for (int c = 0; c < tile; ++c) v2[lane + c * tile] = v[lane + c * tile];
   const T my_tau = tau[lane];
   __syncwarp();
   if (transpose) apply_stacked<T, true>(v2, my_tau, top, bottom);
   else apply_stacked<T, false>(v2, my_tau, top, bottom);
-  store_column(a1, stage, lane, top);
-  store_column(a2, stage, lane, bottom);
+  gpu::store_tile_columns(a1, stage, lane, top, gpu::TilePart::full);
+  gpu::store_tile_columns(a2, stage, lane, bottom, gpu::TilePart::full);
 }
 
 }  // namespace tiledqr::kernels::warp_registers

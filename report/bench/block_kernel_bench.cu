@@ -270,9 +270,11 @@ void factored_panels(const Settings& s, bool stacked, std::mt19937_64& engine, s
 }
 
 // Many tsmqr (stacked = true), ttmqr (stacked and triangle) or ormqr tasks
-// on nb × nb tiles.
+// on nb × nb tiles; with `simt`, through the FMA path instead of the one the
+// kinds take (the row's kernel is then named "<kind>_simt").
 template <typename T, int NB, int IB>
-Row measure_update(const Settings& s, const cudaDeviceProp& prop, bool stacked, bool triangle = false) {
+Row measure_update(const Settings& s, const cudaDeviceProp& prop, bool stacked, bool triangle = false,
+                   bool simt = false) {
   const int tasks = prop.multiProcessorCount * s.waves;
   const std::size_t tile = std::size_t(NB) * NB;
   std::mt19937_64 engine(20261125u + NB * 131 + IB);
@@ -295,17 +297,22 @@ Row measure_update(const Settings& s, const cudaDeviceProp& prop, bool stacked, 
                                                  : block::ReflectorShape::full;
   const DeviceVector<block::CompactWy<T>> dlist(list);
   const Timing timing = time_launches(s, [&] {
-    check(block::launch_update_tasks<T, NB, IB>(shape, true, dlist.data, tasks, nullptr), "update");
+    check(simt ? block::launch_update_tasks<T, NB, IB, true>(shape, true, dlist.data, tasks, nullptr)
+               : block::launch_update_tasks<T, NB, IB>(shape, true, dlist.data, tasks, nullptr),
+          "update");
   });
   int blocks_per_sm = 0;
-  check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, block::update_tasks_kernel<T, NB, IB>,
-                                                        block::CompactWyLaunch<T, NB, IB>::threads,
-                                                        block::CompactWyLaunch<T, NB, IB>::shared_bytes),
-          "occupancy");
+  using Fma = block::UpdateTasksLayout<T, NB, IB, true>;
+  using Kinds = block::UpdateTasksLayout<T, NB, IB>;
+  check(simt ? cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, block::update_tasks_kernel<T, NB, IB, true>,
+                                                               Fma::threads, Fma::shared_bytes)
+             : cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm, block::update_tasks_kernel<T, NB, IB>,
+                                                               Kinds::threads, Kinds::shared_bytes),
+        "occupancy");
   // LAPACK's counts: ?tpmqrt 4·nb³ (a triangle V2: half), ?gemqrt 2·n·k·(2m − k).
   const double flops = !stacked ? 2.0 * NB * NB * NB : (triangle ? 2.0 : 4.0) * NB * NB * NB;
-  return make_row<T>(!stacked ? "ormqr" : triangle ? "ttmqr" : "tsmqr", NB, IB, tasks, timing, blocks_per_sm, prop,
-                     flops);
+  const std::string kind = !stacked ? "ormqr" : triangle ? "ttmqr" : "tsmqr";
+  return make_row<T>((simt ? kind + "_simt" : kind).c_str(), NB, IB, tasks, timing, blocks_per_sm, prop, flops);
 }
 
 // The tensor-core engine in another shape (SLICES row slices, WARPS warps,
@@ -578,6 +585,10 @@ int run(const Config& config) {
         {"tsmqr float 128 32", [&] { return measure_update<float, 128, 32>(s, prop, true); }},
         {"tsmqr float 64 32", [&] { return measure_update<float, 64, 32>(s, prop, true); }},
         {"tsmqr float 256 32", [&] { return measure_update<float, 256, 32>(s, prop, true); }},
+        {"tsmqr_simt float 128 32", [&] { return measure_update<float, 128, 32>(s, prop, true, false, true); }},
+        {"tsmqr_simt float 64 32", [&] { return measure_update<float, 64, 32>(s, prop, true, false, true); }},
+        {"tsmqr_simt float 256 32", [&] { return measure_update<float, 256, 32>(s, prop, true, false, true); }},
+        {"geqrt float 128 32", [&] { return measure_factor<float, 128, 32>(s, prop, block::PanelKind::geqrt); }},
         {"tsqrt float 128 32", [&] { return measure_factor<float, 128, 32>(s, prop, block::PanelKind::tsqrt); }},
         {"warp_registers_tsmqr double 32 1", [&] { return measure_warp_tsmqr<double, true>(s, prop); }},
         {"warp_tsmqr_fr3 double 32 1", [&] { return measure_warp_tsmqr<double, false>(s, prop); }},

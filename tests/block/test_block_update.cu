@@ -2,7 +2,7 @@
 // against LAPACK's ?tpmqrt/?gemqrt and the host reference kernels
 // (common/kernels/host), on factors made by LAPACK's ?tpqrt/?geqrt, for
 // every supported (NB, IB), both transposes, full and ragged tiles, double
-// (tensor cores) and float (FMA).
+// (tensor cores) and float (tensor cores, operands widened; and the FMA path).
 //
 // Pass rules:
 //   ‖X_gpu − X_lapack‖_F ≤ 10·k·ε·‖X_in‖_F for the updated tiles X
@@ -197,6 +197,25 @@ TEST(BlockTsmqr, EngineShapes) {
   check_engine_shape<64, 16, 1, 4, 2>(3400);
   check_engine_shape<256, 32, 4, 16, 1>(3500);
   check_engine_shape<256, 16, 4, 8, 2>(3600);
+}
+
+// The FMA path float used to take, kept as the benchmark's alternative:
+// tsmqr and ttmqr, both transposes, every shape.
+template <int NB, int IB>
+void check_fma_path(uint64_t salt) {
+  SCOPED_TRACE("FMA path");
+  const UpdateLauncher<float> launch = block::launch_update_tasks<float, NB, IB, true>;
+  for (const Shape& s : shapes<NB>())
+    for (const bool transpose : {true, false}) {
+      check_pair_update<float, NB, IB, false>(s, transpose, salt++, launch);
+      check_pair_update<float, NB, IB, true>(s, transpose, salt++, launch);
+    }
+}
+
+TEST(BlockTsmqr, FloatFmaPath) {
+  check_fma_path<64, 32>(3700);
+  check_fma_path<128, 32>(3800);
+  check_fma_path<256, 32>(3900);
 }
 
 TEST(BlockTsmqr, DoubleNb64) {

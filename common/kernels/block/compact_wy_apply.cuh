@@ -3,7 +3,7 @@
 // block reflectors of a geqrt, tsqrt or ttqrt factor, inner block by inner
 // block, as three matrix products (LAPACK ?gemqrt/?tpmqrt):
 //   W = [A1_b +] V_bᵀ C,   W = T_bᵀ W (Qᵀ) or T_b W (Q),   [A1_b −= W,] C −= V_b W,
-// on the FP64 tensor cores for double and with FMAs for float. Buttari et
+// on the FP64 tensor cores for both precisions. Buttari et
 // al.'s DLARFB/DSSRFB as block reflectors; their one-reflector-at-a-time
 // update (docs/design.md §2) is the same product.
 //
@@ -18,7 +18,13 @@
 // next. Only V_b, T_b and A1_b come through shared memory, copied
 // asynchronously one inner block ahead (double-buffered when it fits).
 //
-// Float (SIMT): each thread keeps an 8 × 8 (or 4 × 8) block of C in
+// Float takes the same path: its operands are widened to double on the way
+// in (C when loaded into registers; V_b, T_b and A1_b copied asynchronously
+// as floats and widened in shared memory), the products run in FP64, and C
+// and A1 are rounded to float once, when written back. FP64 tensor cores
+// are faster here than FP32 FMAs (report/data/block_kernels.csv) and the
+// result is at least as accurate. The FMA path (SIMT) below stays as the
+// measured alternative: each thread keeps an 8 × 8 (or 4 × 8) block of C in
 // registers; W's sums over rows meet in a butterfly of shuffles, and V_b,
 // T_b, W pass through shared memory.
 #pragma once
@@ -95,9 +101,15 @@ constexpr std::size_t shared_budget(int blocks) { return (228 * 1024) / std::siz
 
 // Shared-memory layout of the tensor-core path. BLOCKS: the blocks a
 // multiprocessor should hold (the kernels' launch bounds, and the stages
-// shrink to let that many fit where they can).
-template <int NB, int IB, int SLICES = MmaWarps<NB>::slices, int WARPS = MmaWarps<NB>::warps, int BLOCKS = 1>
+// shrink to let that many fit where they can). T: the operands' scalar; for
+// float the asynchronous copies land in `raw_stages` float stages of the
+// same element layout, widened into one double stage before each inner
+// block's products.
+template <int NB, int IB, int SLICES = MmaWarps<NB>::slices, int WARPS = MmaWarps<NB>::warps, int BLOCKS = 1,
+          typename T = double>
 struct MmaStageLayout {
+  static_assert(std::is_same<T, double>::value || std::is_same<T, float>::value, "double or float operands");
+  static constexpr bool widened = std::is_same<T, float>::value;
   static_assert(NB % 16 == 0 && NB >= 16 && NB <= 256, "NB must be a multiple of 16, at most 256");
   static_assert(IB % 16 == 0 && IB >= 16 && IB <= NB, "IB must be a multiple of 16, 16 ≤ IB ≤ NB");
   static constexpr int warps = WARPS;
@@ -122,11 +134,20 @@ struct MmaStageLayout {
   // Each warp's partial Wᵀ (16, IB), when the slices must add them.
   static constexpr int partial_elements = SLICES > 1 ? WARPS * 16 * IB : 0;
   static constexpr int blocks = BLOCKS;
-  static constexpr int stages = (2 * stage_elements + partial_elements) * 8 <= shared_budget(BLOCKS) ? 2 : 1;
-  static constexpr std::size_t shared_bytes =
+  // Double stages (the products read these) and, for float, the float
+  // stages the copies fill: two of a kind when they fit, so that the next
+  // inner block's copy overlaps this one's products.
+  static constexpr int stages =
+      !widened && (2 * stage_elements + partial_elements) * 8 <= shared_budget(BLOCKS) ? 2 : 1;
+  static constexpr int raw_stages =
+      widened && (stage_elements + partial_elements) * 8 + 2 * stage_elements * 4 <= shared_budget(BLOCKS) ? 2
+      : widened                                                                                            ? 1
+                                                                                                           : 0;
+  static constexpr std::size_t raw_offset =  // bytes from the start to the first float stage
       (std::size_t(stages) * stage_elements + partial_elements) * sizeof(double);
+  static constexpr std::size_t shared_bytes = raw_offset + std::size_t(raw_stages) * stage_elements * sizeof(float);
   static_assert(stage_elements % 2 == 0, "stages must stay 16-byte aligned");
-  static_assert(shared_bytes <= 227 * 1024, "the stage must fit one multiprocessor's shared memory");
+  static constexpr bool fits = shared_bytes <= 227 * 1024;  // one multiprocessor's shared memory
 };
 
 // Element (m, j) of V_b in its stage. The 16-byte unit j/2 of row m is XORed
@@ -141,38 +162,39 @@ __device__ __forceinline__ int v_offset(int m, int j) {
 
 // Copies inner block b's V_b, T_b and A1_b (the pass's columns from
 // column0) into `stage` (asynchronously; masked and padded entries become
-// zeros, a unit diagonal a plain 1). Consecutive threads copy consecutive
-// rows of a column.
-template <class L, int NB, int IB>
-__device__ void stage_inner_block(ReflectorShape shape, double* stage, int b, int column0,
-                                  const CompactWy<double>& a) {
+// zeros, a unit diagonal a plain 1), in the operands' scalar T: a double
+// stage, or for float a float stage that widen_stage turns into one.
+// Consecutive threads copy consecutive rows of a column.
+template <class L, int NB, int IB, typename T>
+__device__ void stage_inner_block(ReflectorShape shape, T* stage, int b, int column0, const CompactWy<T>& a) {
   static_assert(L::threads % NB == 0 && L::threads % IB == 0 && (NB * IB) % L::threads == 0,
                 "the copy loops have compile-time trip counts and per-thread rows");
+  constexpr int bytes = sizeof(T);
   const int m = a.m, n = a.n, k = a.k, ldv = a.ldv, ldt = a.ldt, lda1 = a.lda1;
-  const double *v = a.v, *t = a.t, *a1 = a.a1;
+  const T *v = a.v, *t = a.t, *a1 = a.a1;
   const int tid = threadIdx.x;
   const int col0 = b * IB;
   const int kb = k - col0 < IB ? k - col0 : IB;
-  double* vs = stage;
-  double* ts = stage + L::v_elements;
-  double* tops = ts + L::t_elements;
+  T* vs = stage;
+  T* ts = stage + L::v_elements;
+  T* tops = ts + L::t_elements;
   {  // V_b(r, j): consecutive threads copy consecutive rows.
     constexpr int step = L::threads / NB;  // columns copied at once
     const int r = tid % NB, j0 = tid / NB;
     const int swizzle = (((r >> 1) & 3) << 1) ^ ((r & 1) << 2);
-    const double* src = v + std::size_t(col0 + j0) * ldv + r;
+    const T* src = v + std::size_t(col0 + j0) * ldv + r;
 #pragma unroll
     for (int s = 0; s < IB / step; ++s) {
       const int j = j0 + step * s;
-      double* dst = vs + r * IB + ((((j >> 1) ^ swizzle)) << 1) + (j & 1);  // v_offset(r, j)
+      T* dst = vs + r * IB + ((((j >> 1) ^ swizzle)) << 1) + (j & 1);  // v_offset(r, j)
       bool unit;
       const bool stored = reflector_entry(shape, r, j, col0, a.row_offset, unit);
       if (unit && r < m && j < kb) {
-        *dst = 1.0;
+        *dst = T(1);
         continue;
       }
       const bool valid = r < m && j < kb && stored;
-      copy_async<8>(dst, valid ? src + std::size_t(step * s) * ldv : v, valid);
+      copy_async<bytes>(dst, valid ? src + std::size_t(step * s) * ldv : v, valid);
     }
   }
   {  // T_b(i, j), upper triangle only.
@@ -183,12 +205,12 @@ __device__ void stage_inner_block(ReflectorShape shape, double* stage, int b, in
       const int j = j0 + step * s;
       if (j < IB) {
         const bool valid = i <= j && j < kb;
-        copy_async<8>(ts + i * L::ld_t + j, valid ? t + std::size_t(col0 + j) * ldt + i : t, valid);
+        copy_async<bytes>(ts + i * L::ld_t + j, valid ? t + std::size_t(col0 + j) * ldt + i : t, valid);
       }
     }
   }
   if (shape != ReflectorShape::unit_lower) {  // A1_b(j, column0 + c) → tops[c][j]
-    if (columns_16_byte_aligned(a1, lda1)) {  // pairs of rows, 16 bytes a copy
+    if (bytes == 8 && columns_16_byte_aligned(a1, lda1)) {  // pairs of double rows, 16 bytes a copy
       constexpr int pairs = IB / 2, step = L::threads / pairs;
       const int j = 2 * (tid % pairs), c0 = tid / pairs;
 #pragma unroll
@@ -197,7 +219,7 @@ __device__ void stage_inner_block(ReflectorShape shape, double* stage, int b, in
         if (c < L::pass_columns) {
           const int rows = col < n ? (kb - j >= 2 ? 2 : (kb - j == 1 ? 1 : 0)) : 0;
           copy_async<16>(tops + c * L::ld_top + j, rows > 0 ? a1 + std::size_t(col) * lda1 + col0 + j : a1,
-                         8 * rows);
+                         bytes * rows);
         }
       }
     } else {
@@ -208,10 +230,23 @@ __device__ void stage_inner_block(ReflectorShape shape, double* stage, int b, in
         const int c = c0 + step * s, col = column0 + c;
         if (c < L::pass_columns) {
           const bool valid = j < kb && col < n;
-          copy_async<8>(tops + c * L::ld_top + j, valid ? a1 + std::size_t(col) * lda1 + col0 + j : a1, valid);
+          copy_async<bytes>(tops + c * L::ld_top + j, valid ? a1 + std::size_t(col) * lda1 + col0 + j : a1, valid);
         }
       }
     }
+  }
+}
+
+// The float stage `raw` widened into the double stage `stage` (same element
+// layout), pairs of elements a thread at a time. Padding the copies never
+// wrote is widened too and never read.
+template <class L>
+__device__ __forceinline__ void widen_stage(const float* raw, double* stage) {
+  const float2* from = reinterpret_cast<const float2*>(raw);
+  double2* to = reinterpret_cast<double2*>(stage);
+  for (int e = threadIdx.x; e < L::stage_elements / 2; e += L::threads) {
+    const float2 x = from[e];
+    to[e] = make_double2(x.x, x.y);
   }
 }
 
@@ -221,21 +256,78 @@ __device__ __forceinline__ void group_barrier(int id, int threads) {
   asm volatile("bar.sync %0, %1;\n" ::"r"(id), "r"(threads) : "memory");
 }
 
-// The tensor-core path (double). C is A2 of tsmqr/ttmqr (with A1 on top) or
-// the tile of ormqr (no A1); shared MmaStageLayout<NB, IB, SLICES, WARPS,
-// BLOCKS>::shared_bytes, 16-byte aligned; a block of 32·WARPS threads.
+// Two adjacent elements of a column as doubles, and back (rounded to T).
+__device__ __forceinline__ void load_pair(const double* p, double& x, double& y) {
+  const double2 pair = *reinterpret_cast<const double2*>(p);
+  x = pair.x;
+  y = pair.y;
+}
+__device__ __forceinline__ void load_pair(const float* p, double& x, double& y) {
+  const float2 pair = *reinterpret_cast<const float2*>(p);
+  x = pair.x;
+  y = pair.y;
+}
+__device__ __forceinline__ void store_pair(double* p, double x, double y) {
+  *reinterpret_cast<double2*>(p) = make_double2(x, y);
+}
+__device__ __forceinline__ void store_pair(float* p, double x, double y) {
+  *reinterpret_cast<float2*>(p) = make_float2(static_cast<float>(x), static_cast<float>(y));
+}
+
+// True when p and every column start p + j·ld can be read in pairs of T.
+template <typename T>
+__device__ __forceinline__ bool columns_pair_aligned(const T* p, int ld) {
+  return ((reinterpret_cast<uintptr_t>(p) | (uintptr_t(ld) * sizeof(T))) & (2 * sizeof(T) - 1)) == 0;
+}
+
+// Moves a warp's part of C (rows row0 + 8mt + 2q and + 1, columns n0 + g
+// and + 8, as the accumulators ct hold them) from the tile into ct (zeros
+// outside it), or with `store` back into the tile, rounded to T; `pairs`:
+// a full tile whose columns take pairs of T.
+template <bool store, typename T, int m_tiles>
+__device__ __forceinline__ void move_c(const CompactWy<T>& a, bool pairs, int row0, int n0,
+                                       double (&ct)[m_tiles][4]) {
+  const int lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
+  if (pairs) {
+#pragma unroll
+    for (int mt = 0; mt < m_tiles; ++mt)
+#pragma unroll
+      for (int h = 0; h < 2; ++h) {
+        T* const p = a.c + std::size_t(n0 + g + 8 * h) * a.ldc + row0 + 8 * mt + 2 * q;
+        if (store) store_pair(p, ct[mt][2 * h], ct[mt][2 * h + 1]);
+        else load_pair(p, ct[mt][2 * h], ct[mt][2 * h + 1]);
+      }
+    return;
+  }
+#pragma unroll
+  for (int mt = 0; mt < m_tiles; ++mt)
+#pragma unroll
+    for (int r = 0; r < 4; ++r) {
+      const int row = row0 + 8 * mt + 2 * q + (r & 1), col = n0 + g + 8 * (r >> 1);
+      const bool inside = row < a.m && col < a.n;
+      T* const p = a.c + std::size_t(col) * a.ldc + row;
+      if (store && inside) *p = static_cast<T>(ct[mt][r]);
+      if (!store) ct[mt][r] = inside ? static_cast<double>(*p) : 0.0;
+    }
+}
+
+// The tensor-core path (double products; T = double or float operands). C
+// is A2 of tsmqr/ttmqr (with A1 on top) or the tile of ormqr (no A1);
+// shared MmaStageLayout<NB, IB, SLICES, WARPS, BLOCKS, T>::shared_bytes,
+// 16-byte aligned; a block of 32·WARPS threads.
 // Preconditions (checked by the callers): m, n ≤ NB, k ≤ NB + row_offset.
 // `transpose` is a template argument so that every register index below is
 // a compile-time constant (a run-time one would move wt to local memory).
 // Each m16n8k8 takes a lane's two k slots q and q + 4 as the pair e = 0, 1
 // of adjacent rows (or columns) that the lane holds.
-template <int NB, int IB, bool transpose, int SLICES = MmaWarps<NB>::slices, int WARPS = MmaWarps<NB>::warps,
-          int BLOCKS = 1>
-__device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<double>& a, double* shared) {
-  using L = MmaStageLayout<NB, IB, SLICES, WARPS, BLOCKS>;
+template <typename T, int NB, int IB, bool transpose, int SLICES = MmaWarps<NB>::slices,
+          int WARPS = MmaWarps<NB>::warps, int BLOCKS = 1>
+__device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<T>& a, double* shared) {
+  using L = MmaStageLayout<NB, IB, SLICES, WARPS, BLOCKS, T>;
+  static_assert(L::fits, "the stages must fit one multiprocessor's shared memory");
   const int m = a.m, n = a.n, k = a.k, ldc = a.ldc, lda1 = a.lda1;
-  double* const c = a.c;
-  double* const a1 = a.a1;
+  T* const c = a.c;
+  T* const a1 = a.a1;
   constexpr int m_tiles = L::slice_rows / 8;  // 8-row slices of this warp's part of C
   constexpr int j_tiles = IB / 8;             // 8-column slices of W
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -267,10 +359,16 @@ __device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<doubl
     c_base[0] = base + swap;
     c_base[1] = base - swap;
   }
-  // C's rows row0 + 8mt + 2q and + 1 are adjacent: 16-byte accesses for a
-  // full tile with aligned columns.
-  const bool c_pairs = columns_16_byte_aligned(c, ldc) && m == NB && n == NB;
+  // C's rows row0 + 8mt + 2q and + 1 are adjacent: accesses of a pair for
+  // a full tile with aligned columns.
+  const bool c_pairs = columns_pair_aligned(c, ldc) && m == NB && n == NB;
   auto stage_of = [&](int s) { return shared + s * L::stage_elements; };
+  // Where an inner block's copies land: a double stage, or a float stage.
+  auto copy_stage = [&](int s) {
+    unsigned char* const base = reinterpret_cast<unsigned char*>(shared);
+    return reinterpret_cast<T*>(L::widened ? base + L::raw_offset + std::size_t(s) * L::stage_elements * sizeof(T)
+                                           : base + std::size_t(s) * L::stage_elements * sizeof(double));
+  };
   auto block_at = [&](int step) { return a.first_block + (transpose ? step : blocks - 1 - step); };
 
 #pragma unroll 1
@@ -284,46 +382,35 @@ __device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<doubl
     // Wᵀ (16, IB): wt[jt][r] = Wᵀ(g + 8(r/2), 8jt + 2q + r%2).
     double wt[j_tiles][4];
 
-    if (blocks > 0) stage_inner_block<L, NB, IB>(shape, stage_of(0), block_at(0), column0, a);
+    if (blocks > 0) stage_inner_block<L, NB, IB>(shape, copy_stage(0), block_at(0), column0, a);
     commit_async_copies();
 
-    if (c_pairs) {
-#pragma unroll
-      for (int mt = 0; mt < m_tiles; ++mt)
-#pragma unroll
-        for (int h = 0; h < 2; ++h) {
-          const double2 pair = *reinterpret_cast<const double2*>(
-              c + std::size_t(n0 + g + 8 * h) * ldc + row0 + 8 * mt + 2 * q);
-          ct[mt][2 * h] = pair.x;
-          ct[mt][2 * h + 1] = pair.y;
-        }
-    } else {
-#pragma unroll
-      for (int mt = 0; mt < m_tiles; ++mt)
-#pragma unroll
-        for (int r = 0; r < 4; ++r) {
-          const int row = row0 + 8 * mt + 2 * q + (r & 1), col = n0 + g + 8 * (r >> 1);
-          ct[mt][r] = row < m && col < n ? c[std::size_t(col) * ldc + row] : 0.0;
-        }
-    }
+    move_c<false>(a, c_pairs, row0, n0, ct);
 
     for (int step = 0; step < blocks; ++step) {
       const int b = block_at(step);
-      const int s = L::stages == 2 ? step & 1 : 0;
-      if (L::stages == 2) {
+      // The stage whose copies this step waits for, and the one filled for
+      // the next step meanwhile.
+      const int copies = L::widened ? L::raw_stages : L::stages;
+      const int s = copies == 2 ? step & 1 : 0;
+      if (copies == 2) {
         if (step + 1 < blocks)
-          stage_inner_block<L, NB, IB>(shape, stage_of(s ^ 1), block_at(step + 1), column0, a);
+          stage_inner_block<L, NB, IB>(shape, copy_stage(s ^ 1), block_at(step + 1), column0, a);
         commit_async_copies();
         wait_async_copies<1>();
       } else {
         if (step > 0) {
-          stage_inner_block<L, NB, IB>(shape, stage_of(0), b, column0, a);
+          stage_inner_block<L, NB, IB>(shape, copy_stage(0), b, column0, a);
           commit_async_copies();
         }
         wait_async_copies<0>();
       }
+      if (L::widened) {  // float: the products read the one double stage
+        __syncthreads();
+        widen_stage<L>(reinterpret_cast<const float*>(copy_stage(s)), stage_of(0));
+      }
       __syncthreads();
-      const double* vs = stage_of(s);
+      const double* vs = stage_of(L::widened ? 0 : s);
       const double* ts = vs + L::v_elements;
       const double* tops = ts + L::t_elements;
 
@@ -400,7 +487,7 @@ __device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<doubl
       // A1(col0 + j, n0 + col) = A1_b(j, col) − Wᵀ(col, j).
       if (shape != ReflectorShape::unit_lower && slice == 0) {
         const int col0 = b * IB;
-        const bool a1_pairs = columns_16_byte_aligned(a1, lda1);  // col0 + j is even
+        const bool a1_pairs = columns_pair_aligned(a1, lda1);  // col0 + j is even
 #pragma unroll
         for (int jt = 0; jt < j_tiles; ++jt)
 #pragma unroll
@@ -408,12 +495,12 @@ __device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<doubl
             const int j = 8 * jt + 2 * q, col = n0 + g + 8 * h;
             const double2 top = *reinterpret_cast<const double2*>(tops + (top_row + g + 8 * h) * L::ld_top + j);
             const double2 updated = make_double2(top.x - wt[jt][2 * h], top.y - wt[jt][2 * h + 1]);
-            double* p = a1 + std::size_t(col) * lda1 + col0 + j;
+            T* p = a1 + std::size_t(col) * lda1 + col0 + j;
             if (a1_pairs && col0 + j + 1 < k && col < n) {
-              *reinterpret_cast<double2*>(p) = updated;
+              store_pair(p, updated.x, updated.y);
             } else {
-              if (col0 + j < k && col < n) p[0] = updated.x;
-              if (col0 + j + 1 < k && col < n) p[1] = updated.y;
+              if (col0 + j < k && col < n) p[0] = static_cast<T>(updated.x);
+              if (col0 + j + 1 < k && col < n) p[1] = static_cast<T>(updated.y);
             }
           }
       }
@@ -432,22 +519,7 @@ __device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<doubl
       __syncthreads();  // the stage (and the partial sums) are refilled next step
     }
 
-    if (c_pairs) {
-#pragma unroll
-      for (int mt = 0; mt < m_tiles; ++mt)
-#pragma unroll
-        for (int h = 0; h < 2; ++h)
-          *reinterpret_cast<double2*>(c + std::size_t(n0 + g + 8 * h) * ldc + row0 + 8 * mt + 2 * q) =
-              make_double2(ct[mt][2 * h], ct[mt][2 * h + 1]);
-    } else {
-#pragma unroll
-      for (int mt = 0; mt < m_tiles; ++mt)
-#pragma unroll
-        for (int r = 0; r < 4; ++r) {
-          const int row = row0 + 8 * mt + 2 * q + (r & 1), col = n0 + g + 8 * (r >> 1);
-          if (row < m && col < n) c[std::size_t(col) * ldc + row] = ct[mt][r];
-        }
-    }
+    move_c<true>(a, c_pairs, row0, n0, ct);
   }
 }
 
@@ -484,26 +556,17 @@ namespace simt_detail {
 
 // out[0 … N) = p[0 … N), 16 bytes a load: p 16-byte aligned, N·sizeof(T) a
 // multiple of 16.
-template <int N>
-__device__ __forceinline__ void load_run(const float* p, float (&out)[N]) {
-  static_assert(N % 4 == 0, "whole float4s");
+template <typename T, int N>
+__device__ __forceinline__ void load_run(const T* p, T (&out)[N]) {
+  constexpr int per = 16 / sizeof(T);
+  static_assert(N % per == 0, "whole 16-byte units");
+  using Unit = std::conditional_t<sizeof(T) == 4, float4, double2>;
 #pragma unroll
-  for (int i = 0; i < N / 4; ++i) {
-    const float4 x = reinterpret_cast<const float4*>(p)[i];
-    out[4 * i] = x.x;
-    out[4 * i + 1] = x.y;
-    out[4 * i + 2] = x.z;
-    out[4 * i + 3] = x.w;
-  }
-}
-template <int N>
-__device__ __forceinline__ void load_run(const double* p, double (&out)[N]) {
-  static_assert(N % 2 == 0, "whole double2s");
+  for (int i = 0; i < N / per; ++i) {
+    const Unit x = reinterpret_cast<const Unit*>(p)[i];
+    const T* parts = reinterpret_cast<const T*>(&x);
 #pragma unroll
-  for (int i = 0; i < N / 2; ++i) {
-    const double2 x = reinterpret_cast<const double2*>(p)[i];
-    out[2 * i] = x.x;
-    out[2 * i + 1] = x.y;
+    for (int e = 0; e < per; ++e) out[per * i + e] = parts[e];
   }
 }
 
@@ -650,53 +713,74 @@ __device__ void apply_compact_wy_simt(ReflectorShape shape, bool transpose, cons
   }
 }
 
-// Which path a scalar type takes, and its block size and shared memory.
+// The engine's path, block size and shared memory for operands of scalar
+// T: the tensor cores wherever their stages fit a multiprocessor's shared
+// memory (all but float tiles of 256 with inner blocks of 64, which take
+// the FMA path).
 template <typename T, int NB, int IB>
 struct CompactWyLaunch {
-  static constexpr bool tensor_cores = std::is_same<T, double>::value;
-  using Layout = std::conditional_t<tensor_cores, MmaStageLayout<NB, IB>, SimtLayout<T, NB, IB>>;
+  using MmaLayout = MmaStageLayout<NB, IB, MmaWarps<NB>::slices, MmaWarps<NB>::warps, 1, T>;
+  static constexpr bool tensor_cores = MmaLayout::fits;
+  using Layout = std::conditional_t<tensor_cores, MmaLayout, SimtLayout<T, NB, IB>>;
   static constexpr int threads = Layout::threads;
   static constexpr int blocks = Layout::blocks;  // blocks per multiprocessor the kernels are built for
   static constexpr std::size_t shared_bytes = Layout::shared_bytes;
 };
 
-// The path of scalar type T: every update kind and panel of the block
-// kernels applies its reflectors through this call. The shape is a run-time
-// argument (a branch per inner block), so each (T, NB, IB) compiles the
-// engine once per transpose rather than once per kind.
+// Every update kind and panel of the block kernels applies its reflectors
+// through this call. The shape is a run-time argument (a branch per inner
+// block), so each (T, NB, IB) compiles the engine once per transpose rather
+// than once per kind.
 template <typename T, int NB, int IB>
 __device__ __forceinline__ void apply_compact_wy(ReflectorShape shape, bool transpose, const CompactWy<T>& a,
                                                  T* shared) {
   if constexpr (CompactWyLaunch<T, NB, IB>::tensor_cores) {
-    if (transpose) apply_compact_wy_mma<NB, IB, true>(shape, a, shared);
-    else apply_compact_wy_mma<NB, IB, false>(shape, a, shared);
+    double* const stages = reinterpret_cast<double*>(shared);
+    if (transpose) apply_compact_wy_mma<T, NB, IB, true>(shape, a, stages);
+    else apply_compact_wy_mma<T, NB, IB, false>(shape, a, stages);
   } else {
     apply_compact_wy_simt<T, NB, IB>(shape, transpose, a, shared);
   }
 }
 
-// Block i applies tasks[i] (one update kind's operands, shape `shape`);
-// the test and benchmark programs run many at once this way.
-template <typename T, int NB, int IB>
-__global__ void __launch_bounds__(CompactWyLaunch<T, NB, IB>::threads, CompactWyLaunch<T, NB, IB>::blocks)
-    update_tasks_kernel(ReflectorShape shape, bool transpose, const CompactWy<T>* tasks) {
-  extern __shared__ __align__(16) unsigned char update_shared[];
-  apply_compact_wy<T, NB, IB>(shape, transpose, tasks[blockIdx.x], reinterpret_cast<T*>(update_shared));
+// Launches `kernel` with one block of `threads` threads and `shared` bytes
+// of dynamic shared memory for each of `count` tasks (device array),
+// raising the kernel's shared-memory limit first. Returns the first error.
+template <typename T>
+cudaError_t launch_block_each(void (*kernel)(ReflectorShape, bool, const CompactWy<T>*), int threads,
+                              std::size_t shared, ReflectorShape shape, bool transpose, const CompactWy<T>* tasks,
+                              int count, cudaStream_t stream) {
+  const cudaError_t status =
+      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(shared));
+  if (status != cudaSuccess || count == 0) return status;
+  kernel<<<count, threads, shared, stream>>>(shape, transpose, tasks);
+  return cudaGetLastError();
 }
 
-// Runs `count` tasks (device array) concurrently, one block each, raising
-// the kernel's dynamic shared-memory limit first; the caller checks each
-// task's sizes (m, n ≤ NB) beforehand. Returns the first error.
-template <typename T, int NB, int IB>
+// Block i applies tasks[i] (one update kind's operands, shape `shape`);
+// the test and benchmark programs run many at once this way. With `fma`,
+// through the FMA path rather than the one the kinds take: the benchmark
+// measures the two side by side, and the tests check both.
+template <typename T, int NB, int IB, bool fma = false>
+using UpdateTasksLayout = std::conditional_t<fma, SimtLayout<T, NB, IB>, CompactWyLaunch<T, NB, IB>>;
+
+template <typename T, int NB, int IB, bool fma = false>
+__global__ void __launch_bounds__(UpdateTasksLayout<T, NB, IB, fma>::threads, UpdateTasksLayout<T, NB, IB, fma>::blocks)
+    update_tasks_kernel(ReflectorShape shape, bool transpose, const CompactWy<T>* tasks) {
+  extern __shared__ __align__(16) unsigned char update_shared[];
+  T* const shared = reinterpret_cast<T*>(update_shared);
+  if constexpr (fma) apply_compact_wy_simt<T, NB, IB>(shape, transpose, tasks[blockIdx.x], shared);
+  else apply_compact_wy<T, NB, IB>(shape, transpose, tasks[blockIdx.x], shared);
+}
+
+// Runs `count` tasks (device array) concurrently, one block each; the
+// caller checks each task's sizes (m, n ≤ NB) beforehand.
+template <typename T, int NB, int IB, bool fma = false>
 cudaError_t launch_update_tasks(ReflectorShape shape, bool transpose, const CompactWy<T>* tasks, int count,
                                 cudaStream_t stream) {
-  using Launch = CompactWyLaunch<T, NB, IB>;
-  const cudaError_t status = cudaFuncSetAttribute(update_tasks_kernel<T, NB, IB>,
-                                                  cudaFuncAttributeMaxDynamicSharedMemorySize,
-                                                  static_cast<int>(Launch::shared_bytes));
-  if (status != cudaSuccess || count == 0) return status;
-  update_tasks_kernel<T, NB, IB><<<count, Launch::threads, Launch::shared_bytes, stream>>>(shape, transpose, tasks);
-  return cudaGetLastError();
+  using L = UpdateTasksLayout<T, NB, IB, fma>;
+  return launch_block_each(update_tasks_kernel<T, NB, IB, fma>, L::threads, L::shared_bytes, shape, transpose, tasks,
+                           count, stream);
 }
 
 // The tensor-core engine in a shape other than MmaWarps's, block i
@@ -707,20 +791,16 @@ __global__ void __launch_bounds__(32 * WARPS, BLOCKS)
     shaped_update_tasks_kernel(ReflectorShape shape, bool transpose, const CompactWy<double>* tasks) {
   extern __shared__ __align__(16) unsigned char shaped_shared[];
   double* const shared = reinterpret_cast<double*>(shaped_shared);
-  if (transpose) apply_compact_wy_mma<NB, IB, true, SLICES, WARPS, BLOCKS>(shape, tasks[blockIdx.x], shared);
-  else apply_compact_wy_mma<NB, IB, false, SLICES, WARPS, BLOCKS>(shape, tasks[blockIdx.x], shared);
+  if (transpose) apply_compact_wy_mma<double, NB, IB, true, SLICES, WARPS, BLOCKS>(shape, tasks[blockIdx.x], shared);
+  else apply_compact_wy_mma<double, NB, IB, false, SLICES, WARPS, BLOCKS>(shape, tasks[blockIdx.x], shared);
 }
 
 template <int NB, int IB, int SLICES, int WARPS, int BLOCKS>
 cudaError_t launch_shaped_update_tasks(ReflectorShape shape, bool transpose, const CompactWy<double>* tasks,
                                        int count, cudaStream_t stream) {
   using L = MmaStageLayout<NB, IB, SLICES, WARPS, BLOCKS>;
-  const auto kernel = shaped_update_tasks_kernel<NB, IB, SLICES, WARPS, BLOCKS>;
-  const cudaError_t status =
-      cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, static_cast<int>(L::shared_bytes));
-  if (status != cudaSuccess || count == 0) return status;
-  kernel<<<count, L::threads, L::shared_bytes, stream>>>(shape, transpose, tasks);
-  return cudaGetLastError();
+  return launch_block_each(shaped_update_tasks_kernel<NB, IB, SLICES, WARPS, BLOCKS>, L::threads, L::shared_bytes,
+                           shape, transpose, tasks, count, stream);
 }
 
 }  // namespace tiledqr::kernels::block

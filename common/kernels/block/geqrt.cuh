@@ -1,6 +1,6 @@
 // Block geqrt (LAPACK ?geqrt): one thread block factors one tile, panel by
 // panel of ib columns (panel_factor.cuh), the trailing columns updated on
-// the FP64 tensor cores for double and with FP32 FMA for float.
+// the FP64 tensor cores (float operands widened to double).
 #pragma once
 
 #include "panel_factor.cuh"

@@ -1,6 +1,6 @@
 // Block ormqr (LAPACK ?gemqrt, side left): one thread block applies a geqrt
-// factor's Q or Qᵀ to one tile, on the FP64 tensor cores for double and with
-// FP32 FMA for float (compact_wy_apply.cuh).
+// factor's Q or Qᵀ to one tile, on the FP64 tensor cores in both precisions
+// (compact_wy_apply.cuh).
 #pragma once
 
 #include <cuda_runtime.h>

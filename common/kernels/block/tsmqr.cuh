@@ -1,6 +1,6 @@
 // Block tsmqr (LAPACK ?tpmqrt with l = 0, side left): one thread block applies
-// a tsqrt factor's Q or Qᵀ to a pair of tiles, on the FP64 tensor cores for
-// double and with FMAs for float (compact_wy_apply.cuh).
+// a tsqrt factor's Q or Qᵀ to a pair of tiles, on the FP64 tensor cores in
+// both precisions (compact_wy_apply.cuh).
 #pragma once
 
 #include <cuda_runtime.h>

@@ -74,10 +74,12 @@ const std::vector<TileRow>& cpu_tile_table() {
 // 400); the boundaries lie at the geometric means of the measured sides.
 // Tall matrices (m ≥ 4n) take the binary tree: tile 32 up to 256 columns
 // (262144 × 256: 15.7 ms; 64: 19.5), 64 at 1024 (118.6 ms; 32: 148.8; 128:
-// 121.2). Single precision keeps tile 32 everywhere: its block kernels run
-// FP32 without tensor cores and lose (8192²: 64.9 ms against 85.9 at tile
-// 128; 16384²: 498 against 612). No row depends on the multiprocessor
-// count yet: one class of GPU is measured.
+// 121.2). Single precision, whose block kernels run on the FP64 tensor
+// cores with widened operands (report/data/fr4_float_h200.csv, an H200):
+// tile 32 up to 4096² (11.15 ms against 11.20 at 64), 64 at 8192² (50.9
+// ms; 32: 64.7; 128: 55.1), 256 at 16384² (271 ms; 64: 359; 32: 492);
+// tall matrices keep the binary tree of tile 32. No row depends on the
+// multiprocessor count yet: one class of GPU is measured.
 const std::vector<TileRow>& gpu_tile_table(Precision precision) {
   static const std::vector<TileRow> double_rows = {
       {kAnyWorkers, 512, 4.0, 32, 32, Tree::binary},
@@ -88,7 +90,9 @@ const std::vector<TileRow>& gpu_tile_table(Precision precision) {
   };
   static const std::vector<TileRow> single_rows = {
       {kAnyWorkers, kAnyNarrow, 4.0, 32, 32, Tree::binary},
-      {kAnyWorkers, kAnyNarrow, 0.0, 32, 32, Tree::flat},
+      {kAnyWorkers, 5793, 0.0, 32, 32, Tree::flat},
+      {kAnyWorkers, 11585, 0.0, 64, 32, Tree::flat},
+      {kAnyWorkers, kAnyNarrow, 0.0, 256, 32, Tree::flat},
   };
   return precision == Precision::single_precision ? single_rows : double_rows;
 }

@@ -253,6 +253,12 @@ void run_factorization(Factorization<T>& f, Schedule& schedule, int threads, con
 
 }  // namespace
 
+int resolve_threads(int threads) {
+  if (threads < 0) throw InputError("threads must be >= 0, got " + std::to_string(threads));
+  if (threads > 0) return threads;
+  return available_cpus();
+}
+
 Tree default_tree(int64_t m, int64_t n, int tile, int threads) {
   if (m < 1 || n < 1 || tile < 1) throw InputError("default_tree: empty matrix or tile");
   const int workers = resolve_threads(threads);
@@ -289,12 +295,43 @@ void run_dag_threaded(const Dag& dag, int threads, const std::function<void(cons
   run_workers(schedule, workers, TaskRunner{run, false}, ThreadedHooks());
 }
 
+void run_independent(int64_t count, int threads, const std::function<void(int64_t)>& body) {
+  const int workers = int(std::min<int64_t>(resolve_threads(threads), std::max<int64_t>(count, 1)));
+  const SingleThreadedBlas single_threaded_blas;
+  std::atomic<int64_t> next{0};
+  std::atomic<bool> failed{false};
+  std::mutex error_mutex;
+  std::exception_ptr error;
+  auto loop = [&] {
+    for (int64_t i = next++; i < count && !failed.load(std::memory_order_relaxed); i = next++) {
+      try {
+        body(i);
+      } catch (...) {
+        const std::lock_guard<std::mutex> lock(error_mutex);
+        if (!error) error = std::current_exception();
+        failed = true;
+      }
+    }
+  };
+  std::vector<std::thread> helpers;
+  helpers.reserve(size_t(workers) - 1);
+  try {
+    for (int w = 1; w < workers; ++w) helpers.emplace_back(loop);
+  } catch (...) {
+    failed = true;  // could not start a thread: the started ones stop after their current item
+    for (std::thread& t : helpers) t.join();
+    throw;
+  }
+  loop();
+  for (std::thread& t : helpers) t.join();
+  if (error) std::rethrow_exception(error);
+}
+
 template <typename T>
 Factorization<T> factor_threaded(const T* a, int64_t m, int64_t n, int64_t lda,
                                  const Options& options) {
-  const int threads = resolve_threads(options.threads);
-  Factorization<T> f(a, m, n, lda, options, threads);
-  f.options.threads = threads;
+  Factorization<T> f(a, m, n, lda, options);
+  f.options.threads = resolve_threads(options.threads);
   run_threaded(f, f.options.threads);
   return f;
 }

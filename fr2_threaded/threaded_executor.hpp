@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <functional>
 
-#include "cpu_threads.hpp"
 #include "factorization.hpp"
 
 namespace tiledqr {
@@ -46,7 +45,15 @@ void run_threaded(Factorization<T>& f, int threads, const ThreadedHooks& hooks =
 // (build_apply_dag) runs here for a library call on several threads.
 void run_dag_threaded(const Dag& dag, int threads, const std::function<void(const Task&)>& run);
 
-// run_independent and resolve_threads: cpu_threads.hpp.
+// body(0), …, body(count − 1), independent of each other, on `threads`
+// workers (0: every CPU) that each take the next index when done: the
+// parallel loop of a batch of small factorisations, each run by one worker
+// with FR1. OpenBLAS is single-threaded meanwhile. The first exception
+// stops the loop (items already started finish) and is rethrown.
+void run_independent(int64_t count, int threads, const std::function<void(int64_t)>& body);
+
+// `threads`, or the number of CPUs in the affinity mask (available_cpus) when it is 0.
+int resolve_threads(int threads);
 
 // The elimination tree worth using for an m×n matrix of b×b tiles on
 // `threads` workers. The flat tree's panel is a chain of p − k tsqrt, so a

@@ -1,8 +1,6 @@
 // Factorization's calls on the host: R, applying Q or Qᵀ as a task graph, forming Q, least squares; see factorization.hpp.
 #include "factorization.hpp"
 
-#include "cpu_threads.hpp"
-
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -29,17 +27,10 @@ double tile_overflow_limit(int64_t p, int64_t b) {
 
 // Scales the tiles by 2^−s when their largest entry exceeds the limit and
 // returns s (0 otherwise, the tiles untouched).
-// Scales the tiles by a power of two when their largest entry could
-// overflow; `threads` workers search and scale a tile column each.
 template <typename T>
-int scale_below_overflow(TileMatrix<T>& tiles, int threads) {
-  const size_t column = size_t(tiles.p) * size_t(tiles.tile_elements());
-  std::vector<T> largest(size_t(tiles.q), T(0));
-  const auto search = [&](int64_t j) { largest[size_t(j)] = largest_magnitude(tiles.tile(0, j), column); };
-  if (threads > 1) run_independent(tiles.q, threads, search);
-  else for (int64_t j = 0; j < tiles.q; ++j) search(j);
-  const T most = largest.empty() ? T(0) : largest_magnitude(largest.data(), largest.size());
-  const int s = exponent_below(double(most), tile_overflow_limit<T>(tiles.p, tiles.b));
+int scale_below_overflow(TileMatrix<T>& tiles) {
+  const T largest = largest_magnitude(tiles.data.data(), tiles.data.size());
+  const int s = exponent_below(double(largest), tile_overflow_limit<T>(tiles.p, tiles.b));
   if (s != 0)
     for (T& x : tiles.data) x = std::ldexp(x, -s);
   return s;
@@ -48,8 +39,7 @@ int scale_below_overflow(TileMatrix<T>& tiles, int threads) {
 }  // namespace
 
 template <typename T>
-Factorization<T>::Factorization(const T* a, int64_t m, int64_t n, int64_t lda, const Options& opts,
-                                int setup_threads)
+Factorization<T>::Factorization(const T* a, int64_t m, int64_t n, int64_t lda, const Options& opts)
     : options(opts) {
   if (m < 1 || n < 1) throw InputError("matrix must be at least 1x1");
   if (lda < m) throw InputError("lda must be >= m");
@@ -66,8 +56,8 @@ Factorization<T>::Factorization(const T* a, int64_t m, int64_t n, int64_t lda, c
     tsqr = TsqrFactors<T>(a, m, n, lda, opts.tree_domains, ib(), opts.fan_in, opts.backend == Backend::reference);
     return;
   }
-  tiles = TileMatrix<T>::from_colmajor(a, m, n, lda, opts.tile, setup_threads);
-  scale_exponent = scale_below_overflow(tiles, setup_threads);
+  tiles = TileMatrix<T>::from_colmajor(a, m, n, lda, opts.tile);
+  scale_exponent = scale_below_overflow(tiles);
   one_tile_kernels = opts.backend == Backend::lapack && m == opts.tile && n == opts.tile;
   const size_t local_elements = checked_elements({local_block_count(), ib(), tiles.b}, sizeof(T), "T factors");
   const size_t merge_elements = checked_elements({merge_block_count(), ib(), tiles.b}, sizeof(T), "T factors");

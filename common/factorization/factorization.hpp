@@ -57,10 +57,7 @@ struct Factorization {
   // Tiles A in the layout the executors work on; nothing is factored yet.
   // The tsqr tree copies nothing here: each row block is copied by the
   // task that factors it, so A must outlive the factorisation's tasks.
-  // `setup_threads` workers share the copy and the search for the largest
-  // entry, tile column by tile column (FR2 passes its worker count); the
-  // tiles are the same bits for any count.
-  Factorization(const T* a, int64_t m, int64_t n, int64_t lda, const Options& opts, int setup_threads = 1);
+  Factorization(const T* a, int64_t m, int64_t n, int64_t lda, const Options& opts);
   Factorization() = default;
 
   int64_t rows() const { return tiles.m; }

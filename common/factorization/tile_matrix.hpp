@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <vector>
 
-#include "cpu_threads.hpp"
 #include "huge_pages.hpp"
 #include "size_check.hpp"
 
@@ -42,27 +41,12 @@ struct TileMatrix : TileGrid {
   const T* tile(int64_t i, int64_t j) const { return data.data() + (i + j * p) * tile_elements(); }
 
   // Copies A (m, n) col-major with leading dimension lda into tiles; the
-  // padding is zero. On one thread each element is written once, in storage
-  // order (no zero fill first: for a tall matrix that pass cost as much as
-  // the copy). With `threads` > 1 the storage is zeroed once (a vector's
-  // elements exist only once set) and the workers copy a tile column each.
-  static TileMatrix from_colmajor(const T* a, int64_t rows, int64_t cols, int64_t lda, int tile, int threads = 1) {
+  // padding is zero. Each element is written once, in storage order (no
+  // zero fill first: for a tall matrix that pass cost as much as the copy).
+  static TileMatrix from_colmajor(const T* a, int64_t rows, int64_t cols, int64_t lda, int tile) {
     TileMatrix t;
     static_cast<TileGrid&>(t) = TileGrid(rows, cols, tile);
-    const size_t elements = checked_elements({t.p, t.q, tile, tile}, sizeof(T), "tile matrix");
-    reserve_with_huge_pages(t.data, elements);
-    if (threads > 1 && t.q > 1) {
-      t.data.resize(elements);
-      run_independent(t.q, threads, [&](int64_t tj) {
-        for (int64_t ti = 0; ti < t.p; ++ti) {
-          const int64_t row0 = ti * tile;
-          const int64_t count = std::min<int64_t>(tile, rows - row0);
-          for (int64_t j = tj * tile; j < std::min<int64_t>((tj + 1) * tile, cols); ++j)
-            std::copy_n(a + row0 + j * lda, count, t.tile(ti, tj) + (j - tj * tile) * tile);
-        }
-      });
-      return t;
-    }
+    reserve_with_huge_pages(t.data, checked_elements({t.p, t.q, tile, tile}, sizeof(T), "tile matrix"));
     for (int64_t tj = 0; tj < t.q; ++tj)
       for (int64_t ti = 0; ti < t.p; ++ti) {
         const int64_t row0 = ti * tile;

@@ -1,9 +1,6 @@
-// CPU threads of the process: how many CPUs it may run on, a parallel loop over independent items, and
-// OpenBLAS held single-threaded while any factorisation runs.
+// CPU threads of the process: how many CPUs it may run on, and OpenBLAS held single-threaded while any
+// factorisation runs.
 #pragma once
-
-#include <cstdint>
-#include <functional>
 
 namespace tiledqr {
 
@@ -11,17 +8,6 @@ namespace tiledqr {
 // cgroups' cpusets and batch schedulers restrict; at least 1. Falls back to the hardware thread
 // count when the mask cannot be read.
 int available_cpus();
-
-// `threads`, or the number of CPUs in the affinity mask (available_cpus) when it is 0.
-int resolve_threads(int threads);
-
-// body(0), …, body(count − 1), independent of each other, on `threads`
-// workers (0: every CPU) that each take the next index when done: the
-// parallel loop of a batch of small factorisations, each run by one worker
-// with FR1, and of a factorisation's set-up (the copy into tiles). OpenBLAS
-// is single-threaded meanwhile. The first exception stops the loop (items
-// already started finish) and is rethrown.
-void run_independent(int64_t count, int threads, const std::function<void(int64_t)>& body);
 
 // OpenBLAS runs single-threaded while at least one of these objects lives anywhere in the process,
 // and gets back the count it had before the first of them once the last one ends, so a library

@@ -22,7 +22,7 @@
 // in (C when loaded into registers; V_b, T_b and A1_b copied asynchronously
 // as floats and widened in shared memory), the products run in FP64, and C
 // and A1 are rounded to float once, when written back. FP64 tensor cores
-// are faster here than FP32 FMAs (report/data/block_kernels.csv) and the
+// are faster here than FP32 FMAs (report/data/block_kernels_h200.csv) and the
 // result is at least as accurate. The FMA path (SIMT) below stays as the
 // measured alternative: each thread keeps an 8 × 8 (or 4 × 8) block of C in
 // registers; W's sums over rows meet in a butterfly of shuffles, and V_b,

@@ -320,7 +320,7 @@ Row measure_update(const Settings& s, const cudaDeviceProp& prop, bool stacked, 
 // tsmqr tasks, for choosing the shape the kinds use. Before timing, the first tasks' results are
 // checked against LAPACK's ?tpmqrt on the same operands; the row carries
 // the largest ‖ΔA‖_F / ‖A‖_F.
-template <int NB, int IB, int SLICES, int WARPS, int BLOCKS>
+template <int NB, int IB, int SLICES, int WARPS, int BLOCKS, int PART = block::MmaWarps<NB>::part>
 Row measure_mma_variant(const Settings& s, const cudaDeviceProp& prop) {
   using Layout = block::MmaStageLayout<NB, IB, SLICES, WARPS, BLOCKS>;
   const int tasks = prop.multiProcessorCount * s.waves;
@@ -338,8 +338,8 @@ Row measure_mma_variant(const Settings& s, const cudaDeviceProp& prop) {
                                          da2.data + tile * i, NB));
   const DeviceVector<block::CompactWy<double>> dlist(list);
   const auto launch = [&] {
-    check(block::launch_shaped_update_tasks<NB, IB, SLICES, WARPS, BLOCKS>(block::ReflectorShape::full, true,
-                                                                          dlist.data, tasks, nullptr),
+    check(block::launch_shaped_update_tasks<NB, IB, SLICES, WARPS, BLOCKS, PART>(block::ReflectorShape::full, true,
+                                                                                dlist.data, tasks, nullptr),
           "variant");
   };
   launch();
@@ -367,11 +367,13 @@ Row measure_mma_variant(const Settings& s, const cudaDeviceProp& prop) {
   const Timing timing = time_launches(s, launch);
   int blocks_per_sm = 0;
   check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm,
-                                                        block::shaped_update_tasks_kernel<NB, IB, SLICES, WARPS, BLOCKS>,
+                                                        block::shaped_update_tasks_kernel<NB, IB, SLICES, WARPS, BLOCKS, PART>,
                                                         Layout::threads, Layout::shared_bytes),
           "occupancy");
+  // pN: the inner block applied N columns at a time (named only where N < IB).
+  const std::string part = PART < IB ? "p" + std::to_string(PART) : "";
   const std::string name = "tsmqr_s" + std::to_string(SLICES) + "w" + std::to_string(WARPS) + "b" +
-                           std::to_string(BLOCKS) + "_fit" + std::to_string(blocks_per_sm);
+                           std::to_string(BLOCKS) + part + "_fit" + std::to_string(blocks_per_sm);
   Row row = make_row<double>("", NB, IB, tasks, timing, blocks_per_sm, prop, 4.0 * NB * NB * NB);
   row.kernel = name;
   row.check_error = worst;
@@ -571,7 +573,9 @@ int run(const Config& config) {
         {"tsmqr_s2w16b1 double 128 32", [&] { return measure_mma_variant<128, 32, 2, 16, 1>(s, prop); }},
         {"tsmqr_s1w4b2 double 64 32", [&] { return measure_mma_variant<64, 32, 1, 4, 2>(s, prop); }},
         {"tsmqr_s1w4b2 double 64 16", [&] { return measure_mma_variant<64, 16, 1, 4, 2>(s, prop); }},
-        {"tsmqr_s2w8b1 double 256 32", [&] { return measure_mma_variant<256, 32, 2, 8, 1>(s, prop); }},
+        {"tsmqr_s2w8b1 double 256 32", [&] { return measure_mma_variant<256, 32, 2, 8, 1, 32>(s, prop); }},
+        {"tsmqr_s2w8b1p16 double 256 32", [&] { return measure_mma_variant<256, 32, 2, 8, 1, 16>(s, prop); }},
+        {"tsmqr_s1w8b1p16 double 128 32", [&] { return measure_mma_variant<128, 32, 1, 8, 1, 16>(s, prop); }},
         {"tsmqr_s4w16b1 double 256 32", [&] { return measure_mma_variant<256, 32, 4, 16, 1>(s, prop); }},
         {"tsmqr_s4w8b2 double 256 16", [&] { return measure_mma_variant<256, 16, 4, 8, 2>(s, prop); }},
         {"tsmqr double 256 32", [&] { return measure_update<double, 256, 32>(s, prop, true); }},

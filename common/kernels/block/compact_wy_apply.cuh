@@ -89,10 +89,20 @@ __device__ __forceinline__ bool reflector_entry(ReflectorShape shape, int r, int
 // holds whole columns and forms its part of W alone. Several slices (NB =
 // 256, whose columns do not fit one warp's registers): the slices of a
 // column group add their partial W's through shared memory.
+// `part`: the columns of an inner block applied at once. An inner block
+// of IB columns is the product of its parts' block reflectors, each with
+// the diagonal block of T_b as its T (Schreiber and Van Loan, "A
+// storage-efficient WY representation for products of Householder
+// transformations"), so the engine may stage IB columns and apply them in
+// parts: W (16 columns × part) then needs fewer registers. At NB = 256 parts
+// of 16 leave the accumulators of C room without spilling
+// (report/data/block_kernels_h200.csv: inner blocks of 16 ran 20 % faster
+// than 32 there, but made the panels slower).
 template <int NB>
 struct MmaWarps {
   static constexpr int slices = NB <= 128 ? 1 : 2;
   static constexpr int warps = NB <= 128 ? NB / 16 : 8;
+  static constexpr int part = NB <= 128 ? 64 : 16;
 };
 
 // Shared memory a block may take when `blocks` blocks share a
@@ -183,7 +193,10 @@ __device__ void stage_inner_block(ReflectorShape shape, T* stage, int b, int col
     const int r = tid % NB, j0 = tid / NB;
     const int swizzle = (((r >> 1) & 3) << 1) ^ ((r & 1) << 2);
     const T* src = v + std::size_t(col0 + j0) * ldv + r;
-#pragma unroll
+    // Unrolled by two only: unrolled fully, the copies' addresses stay live
+    // beside C's accumulators and spill (ptxas -v: 172 bytes at NB = 256,
+    // IB = 32; none at two).
+#pragma unroll 2
     for (int s = 0; s < IB / step; ++s) {
       const int j = j0 + step * s;
       T* dst = vs + r * IB + ((((j >> 1) ^ swizzle)) << 1) + (j & 1);  // v_offset(r, j)
@@ -321,7 +334,7 @@ __device__ __forceinline__ void move_c(const CompactWy<T>& a, bool pairs, int ro
 // Each m16n8k8 takes a lane's two k slots q and q + 4 as the pair e = 0, 1
 // of adjacent rows (or columns) that the lane holds.
 template <typename T, int NB, int IB, bool transpose, int SLICES = MmaWarps<NB>::slices,
-          int WARPS = MmaWarps<NB>::warps, int BLOCKS = 1>
+          int WARPS = MmaWarps<NB>::warps, int BLOCKS = 1, int PART = MmaWarps<NB>::part>
 __device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<T>& a, double* shared) {
   using L = MmaStageLayout<NB, IB, SLICES, WARPS, BLOCKS, T>;
   static_assert(L::fits, "the stages must fit one multiprocessor's shared memory");
@@ -329,7 +342,10 @@ __device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<T>& a
   T* const c = a.c;
   T* const a1 = a.a1;
   constexpr int m_tiles = L::slice_rows / 8;  // 8-row slices of this warp's part of C
-  constexpr int j_tiles = IB / 8;             // 8-column slices of W
+  constexpr int PART_ = PART < IB ? PART : IB;  // columns of V_b applied at once
+  static_assert(PART_ % 16 == 0 && IB % PART_ == 0, "parts of whole 16-column tiles that split the inner block");
+  constexpr int parts = IB / PART_;
+  constexpr int j_tiles = PART_ / 8;          // 8-column slices of W (one part's)
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
   const int g = lane >> 2, q = lane & 3;
   const int slice = warp % SLICES, group = warp / SLICES;
@@ -379,7 +395,7 @@ __device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<T>& a
 
     // Cᵀ (16, slice_rows) of this warp: ct[mt][r] = C(row0 + 8mt + 2q + r%2, n0 + g + 8(r/2)).
     double ct[m_tiles][4];
-    // Wᵀ (16, IB): wt[jt][r] = Wᵀ(g + 8(r/2), 8jt + 2q + r%2).
+    // One part's Wᵀ (16, PART_): wt[jt][r] = Wᵀ(g + 8(r/2), j0 + 8jt + 2q + r%2).
     double wt[j_tiles][4];
 
     if (blocks > 0) stage_inner_block<L, NB, IB>(shape, copy_stage(0), block_at(0), column0, a);
@@ -414,106 +430,121 @@ __device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<T>& a
       const double* ts = vs + L::v_elements;
       const double* tops = ts + L::t_elements;
 
-      // Wᵀ = Cᵀ V_b over this warp's rows: k slots q, q + 4 of step mt are
-      // rows row0 + 8mt + 2q + {0, 1} of C.
-#pragma unroll
-      for (int jt = 0; jt < j_tiles; ++jt)
-#pragma unroll
-        for (int r = 0; r < 4; ++r) wt[jt][r] = 0.0;
-#pragma unroll
-      for (int mt = 0; mt < m_tiles; ++mt)
-#pragma unroll
-        for (int jt = 0; jt < j_tiles; ++jt) {
-          const int offset = 8 * mt * IB + 8 * jt;
-          mma_m16n8k8(wt[jt], ct[mt][0], ct[mt][2], ct[mt][1], ct[mt][3],
-                      vs[w_base[0][jt & 1] + offset], vs[w_base[1][jt & 1] + offset]);
-        }
+      // The inner block's parts in the order their reflectors apply: first
+      // to last for Qᵀ, last to first for Q. Part h is columns h·PART_ …
+      // of V_b, the diagonal block of T_b there, and rows h·PART_ … of A1_b.
+#pragma unroll 1
+      for (int part_step = 0; part_step < parts; ++part_step) {
+        const int h = transpose ? part_step : parts - 1 - part_step;
+        const int j0 = h * PART_;      // the part's first column of V_b
+        const int jt0 = j0 / 8;        // … as an 8-column tile (even: jt0 + jt has jt's parity)
 
-      // The slices of a column group add their parts, each in the same
-      // order, so every slice holds the same Wᵀ to the bit.
-      if (SLICES > 1) {
-        double* mine = partials + warp * 16 * IB;
+        // Wᵀ = Cᵀ V_b over this warp's rows: k slots q, q + 4 of step mt are
+        // rows row0 + 8mt + 2q + {0, 1} of C.
 #pragma unroll
         for (int jt = 0; jt < j_tiles; ++jt)
 #pragma unroll
-          for (int r = 0; r < 4; ++r) mine[(jt * 4 + r) * 32 + lane] = wt[jt][r];
-        group_barrier(1 + group, 32 * SLICES);
+          for (int r = 0; r < 4; ++r) wt[jt][r] = 0.0;
 #pragma unroll
-        for (int jt = 0; jt < j_tiles; ++jt)
+        for (int mt = 0; mt < m_tiles; ++mt)
 #pragma unroll
-          for (int r = 0; r < 4; ++r) {
-            double sum = 0.0;
-#pragma unroll
-            for (int other = 0; other < SLICES; ++other)
-              sum += partials[(group * SLICES + other) * 16 * IB + (jt * 4 + r) * 32 + lane];
-            wt[jt][r] = sum;
+          for (int jt = 0; jt < j_tiles; ++jt) {
+            const int jg = jt0 + jt, offset = 8 * mt * IB + 8 * jg;
+            mma_m16n8k8(wt[jt], ct[mt][0], ct[mt][2], ct[mt][1], ct[mt][3],
+                        vs[w_base[0][jt & 1] + offset], vs[w_base[1][jt & 1] + offset]);
           }
-      }
 
-      // Wᵀ += A1_bᵀ (tsmqr, ttmqr).
-      if (shape != ReflectorShape::unit_lower) {
+        // The slices of a column group add their parts, each in the same
+        // order, so every slice holds the same Wᵀ to the bit. Each part has
+        // its own region, so no barrier is needed between parts.
+        if (SLICES > 1) {
+          double* const region = partials + h * WARPS * 16 * PART_;
+          double* mine = region + warp * 16 * PART_;
 #pragma unroll
-        for (int jt = 0; jt < j_tiles; ++jt)
+          for (int jt = 0; jt < j_tiles; ++jt)
 #pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            const double2 top = *reinterpret_cast<const double2*>(
-                tops + (top_row + g + 8 * h) * L::ld_top + 8 * jt + 2 * q);
-            wt[jt][2 * h] += top.x;
-            wt[jt][2 * h + 1] += top.y;
-          }
-      }
-
-      // Wᵀ ← Wᵀ T_b (Qᵀ) or Wᵀ T_bᵀ (Q), in place: column tile jt' of the
-      // product needs the tiles jt ≤ jt' (T_b upper) or jt ≥ jt' (T_bᵀ lower),
-      // so they are formed from the last (first) tile on and each overwrites a
-      // tile no later one reads.
+            for (int r = 0; r < 4; ++r) mine[(jt * 4 + r) * 32 + lane] = wt[jt][r];
+          group_barrier(1 + group, 32 * SLICES);
 #pragma unroll
-      for (int s2 = 0; s2 < j_tiles; ++s2) {
-        const int out = transpose ? j_tiles - 1 - s2 : s2;
-        double z[4] = {0.0, 0.0, 0.0, 0.0};
+          for (int jt = 0; jt < j_tiles; ++jt)
 #pragma unroll
-        for (int jt = 0; jt < j_tiles; ++jt) {
-          if (transpose ? jt > out : jt < out) continue;
-          const int j = 8 * jt + 2 * q, jo = g + 8 * out;
-          const double t0 = transpose ? ts[j * L::ld_t + jo] : ts[jo * L::ld_t + j];
-          const double t1 = transpose ? ts[(j + 1) * L::ld_t + jo] : ts[jo * L::ld_t + j + 1];
-          mma_m16n8k8(z, wt[jt][0], wt[jt][2], wt[jt][1], wt[jt][3], t0, t1);
-        }
+            for (int r = 0; r < 4; ++r) {
+              double sum = 0.0;
 #pragma unroll
-        for (int r = 0; r < 4; ++r) wt[out][r] = z[r];
-      }
-
-      // A1_b −= W (tsmqr, ttmqr; the first slice of each group):
-      // A1(col0 + j, n0 + col) = A1_b(j, col) − Wᵀ(col, j).
-      if (shape != ReflectorShape::unit_lower && slice == 0) {
-        const int col0 = b * IB;
-        const bool a1_pairs = columns_pair_aligned(a1, lda1);  // col0 + j is even
-#pragma unroll
-        for (int jt = 0; jt < j_tiles; ++jt)
-#pragma unroll
-          for (int h = 0; h < 2; ++h) {
-            const int j = 8 * jt + 2 * q, col = n0 + g + 8 * h;
-            const double2 top = *reinterpret_cast<const double2*>(tops + (top_row + g + 8 * h) * L::ld_top + j);
-            const double2 updated = make_double2(top.x - wt[jt][2 * h], top.y - wt[jt][2 * h + 1]);
-            T* p = a1 + std::size_t(col) * lda1 + col0 + j;
-            if (a1_pairs && col0 + j + 1 < k && col < n) {
-              store_pair(p, updated.x, updated.y);
-            } else {
-              if (col0 + j < k && col < n) p[0] = static_cast<T>(updated.x);
-              if (col0 + j + 1 < k && col < n) p[1] = static_cast<T>(updated.y);
+              for (int other = 0; other < SLICES; ++other)
+                sum += region[(group * SLICES + other) * 16 * PART_ + (jt * 4 + r) * 32 + lane];
+              wt[jt][r] = sum;
             }
-          }
-      }
+        }
 
-      // Cᵀ −= Wᵀ V_bᵀ: k slots q, q + 4 of step jt are columns 8jt + 2q + {0, 1}
-      // of W, one 16-byte read of V_b.
+        // Wᵀ += A1_bᵀ (tsmqr, ttmqr).
+        if (shape != ReflectorShape::unit_lower) {
 #pragma unroll
-      for (int jt = 0; jt < j_tiles; ++jt) {
-        const double w0 = -wt[jt][0], w1 = -wt[jt][1], w2 = -wt[jt][2], w3 = -wt[jt][3];
+          for (int jt = 0; jt < j_tiles; ++jt)
 #pragma unroll
-        for (int mt = 0; mt < m_tiles; ++mt) {
-          const double2 vb = *reinterpret_cast<const double2*>(vs + c_base[jt & 1] + 8 * mt * IB + 8 * jt);
-          mma_m16n8k8(ct[mt], w0, w2, w1, w3, vb.x, vb.y);
+            for (int h2 = 0; h2 < 2; ++h2) {
+              const double2 top = *reinterpret_cast<const double2*>(
+                  tops + (top_row + g + 8 * h2) * L::ld_top + 8 * (jt0 + jt) + 2 * q);
+              wt[jt][2 * h2] += top.x;
+              wt[jt][2 * h2 + 1] += top.y;
+            }
+        }
+
+        // Wᵀ ← Wᵀ T (Qᵀ) or Wᵀ Tᵀ (Q), T the part's diagonal block of T_b, in
+        // place: column tile jt' of the product needs the tiles jt ≤ jt' (T
+        // upper) or jt ≥ jt' (Tᵀ lower), so they are formed from the last
+        // (first) tile on and each overwrites a tile no later one reads.
+#pragma unroll
+        for (int s2 = 0; s2 < j_tiles; ++s2) {
+          const int out = transpose ? j_tiles - 1 - s2 : s2;
+          double z[4] = {0.0, 0.0, 0.0, 0.0};
+#pragma unroll
+          for (int jt = 0; jt < j_tiles; ++jt) {
+            if (transpose ? jt > out : jt < out) continue;
+            const int j = j0 + 8 * jt + 2 * q, jo = j0 + g + 8 * out;
+            const double t0 = transpose ? ts[j * L::ld_t + jo] : ts[jo * L::ld_t + j];
+            const double t1 = transpose ? ts[(j + 1) * L::ld_t + jo] : ts[jo * L::ld_t + j + 1];
+            mma_m16n8k8(z, wt[jt][0], wt[jt][2], wt[jt][1], wt[jt][3], t0, t1);
+          }
+#pragma unroll
+          for (int r = 0; r < 4; ++r) wt[out][r] = z[r];
+        }
+
+        // A1_b −= W (tsmqr, ttmqr; the first slice of each group):
+        // A1(col0 + j, n0 + col) = A1_b(j, col) − Wᵀ(col, j). A later part
+        // reads rows of A1_b no earlier part wrote.
+        if (shape != ReflectorShape::unit_lower && slice == 0) {
+          const int col0 = b * IB;
+          const bool a1_pairs = columns_pair_aligned(a1, lda1);  // col0 + j is even
+#pragma unroll
+          for (int jt = 0; jt < j_tiles; ++jt)
+#pragma unroll
+            for (int h2 = 0; h2 < 2; ++h2) {
+              const int j = 8 * (jt0 + jt) + 2 * q, col = n0 + g + 8 * h2;
+              const double2 top =
+                  *reinterpret_cast<const double2*>(tops + (top_row + g + 8 * h2) * L::ld_top + j);
+              const double2 updated = make_double2(top.x - wt[jt][2 * h2], top.y - wt[jt][2 * h2 + 1]);
+              T* p = a1 + std::size_t(col) * lda1 + col0 + j;
+              if (a1_pairs && col0 + j + 1 < k && col < n) {
+                store_pair(p, updated.x, updated.y);
+              } else {
+                if (col0 + j < k && col < n) p[0] = static_cast<T>(updated.x);
+                if (col0 + j + 1 < k && col < n) p[1] = static_cast<T>(updated.y);
+              }
+            }
+        }
+
+        // Cᵀ −= Wᵀ V_bᵀ: k slots q, q + 4 of step jt are columns 8jt + 2q + {0, 1}
+        // of W, one 16-byte read of V_b.
+#pragma unroll
+        for (int jt = 0; jt < j_tiles; ++jt) {
+          const int jg = jt0 + jt;
+          const double w0 = -wt[jt][0], w1 = -wt[jt][1], w2 = -wt[jt][2], w3 = -wt[jt][3];
+#pragma unroll
+          for (int mt = 0; mt < m_tiles; ++mt) {
+            const double2 vb = *reinterpret_cast<const double2*>(vs + c_base[jt & 1] + 8 * mt * IB + 8 * jg);
+            mma_m16n8k8(ct[mt], w0, w2, w1, w3, vb.x, vb.y);
+          }
         }
       }
       __syncthreads();  // the stage (and the partial sums) are refilled next step
@@ -786,21 +817,23 @@ cudaError_t launch_update_tasks(ReflectorShape shape, bool transpose, const Comp
 // The tensor-core engine in a shape other than MmaWarps's, block i
 // applying tasks[i]: the benchmark measures these shapes to choose
 // MmaWarps's, and the tests check them.
-template <int NB, int IB, int SLICES, int WARPS, int BLOCKS>
+template <int NB, int IB, int SLICES, int WARPS, int BLOCKS, int PART = MmaWarps<NB>::part>
 __global__ void __launch_bounds__(32 * WARPS, BLOCKS)
     shaped_update_tasks_kernel(ReflectorShape shape, bool transpose, const CompactWy<double>* tasks) {
   extern __shared__ __align__(16) unsigned char shaped_shared[];
   double* const shared = reinterpret_cast<double*>(shaped_shared);
-  if (transpose) apply_compact_wy_mma<double, NB, IB, true, SLICES, WARPS, BLOCKS>(shape, tasks[blockIdx.x], shared);
-  else apply_compact_wy_mma<double, NB, IB, false, SLICES, WARPS, BLOCKS>(shape, tasks[blockIdx.x], shared);
+  if (transpose)
+    apply_compact_wy_mma<double, NB, IB, true, SLICES, WARPS, BLOCKS, PART>(shape, tasks[blockIdx.x], shared);
+  else
+    apply_compact_wy_mma<double, NB, IB, false, SLICES, WARPS, BLOCKS, PART>(shape, tasks[blockIdx.x], shared);
 }
 
-template <int NB, int IB, int SLICES, int WARPS, int BLOCKS>
+template <int NB, int IB, int SLICES, int WARPS, int BLOCKS, int PART = MmaWarps<NB>::part>
 cudaError_t launch_shaped_update_tasks(ReflectorShape shape, bool transpose, const CompactWy<double>* tasks,
                                        int count, cudaStream_t stream) {
   using L = MmaStageLayout<NB, IB, SLICES, WARPS, BLOCKS>;
-  return launch_block_each(shaped_update_tasks_kernel<NB, IB, SLICES, WARPS, BLOCKS>, L::threads, L::shared_bytes,
-                           shape, transpose, tasks, count, stream);
+  return launch_block_each(shaped_update_tasks_kernel<NB, IB, SLICES, WARPS, BLOCKS, PART>, L::threads,
+                           L::shared_bytes, shape, transpose, tasks, count, stream);
 }
 
 }  // namespace tiledqr::kernels::block

@@ -154,7 +154,10 @@ __device__ void factor_inner_block(int b, int m, int n, int k, T* top, int ld_to
   // Stage the inner block's columns (coalesced, asynchronous: every copy in
   // flight at once; masked entries become zeros), then each thread's part.
   static_assert((NB * IB) % L::threads == 0, "the staging loop has a compile-time trip count");
-#pragma unroll
+  // Unrolled by two only, as the engine's copies (compact_wy_apply.cuh):
+  // fully unrolled, the addresses spill (ptxas -v at NB = 256, IB = 32:
+  // 836 bytes stored, 148 at two).
+#pragma unroll 2
   for (int e = 0; e < NB * IB / L::threads; ++e) {
     const int idx = tid + e * L::threads, r = idx % NB, c = idx / NB;
     const bool valid = r < m && c < kb && in_triangle(r, c);

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Summarises a task trace (the CSV of any stage's --trace): time per kind,
+how busy the workers were, and the critical path the run actually took.
+
+The critical path is the longest chain of dependent tasks, each taking the
+time it took in the run: the floor of the run's time with unlimited workers
+and no scheduling cost. The dependencies are the tile rules of
+docs/design.md §4: a task waits for the previous writer of every tile it
+writes and, for the update kinds, for the factor task that made its
+reflectors. A path near the run's time says the chain of factor and update
+tasks bounds it; a short one, that the work per worker does.
+
+    python3 report/bench/trace_summary.py trace.csv [--json]
+"""
+import argparse
+import csv
+import json
+import sys
+from collections import defaultdict
+
+FACTOR = {"geqrt", "tsqrt", "ttqrt"}
+# The factor kind whose reflectors an update kind applies.
+MADE_BY = {"ormqr": "geqrt", "tsmqr": "tsqrt", "ttmqr": "ttqrt"}
+
+
+def written_tiles(kind, k, i, j, piv):
+    """Tiles (row, column) a task writes."""
+    if kind == "geqrt":
+        return [(i, k)]
+    if kind == "ormqr":
+        return [(i, j)]
+    if kind in ("tsqrt", "ttqrt"):
+        return [(piv, k), (i, k)]
+    if kind in ("tsmqr", "ttmqr"):
+        return [(piv, j), (i, j)]
+    raise ValueError(f"unknown task kind {kind!r}")
+
+
+def read_trace(path):
+    tasks = []
+    with open(path, newline="") as f:
+        reader = csv.DictReader(f)
+        needed = {"kind", "k", "i", "j", "piv", "worker", "start_ns", "end_ns"}
+        if reader.fieldnames is None or not needed <= set(reader.fieldnames):
+            raise ValueError(f"{path}: not a task trace (columns {sorted(needed)} expected)")
+        for row in reader:
+            tasks.append({
+                "kind": row["kind"], "k": int(row["k"]), "i": int(row["i"]), "j": int(row["j"]),
+                "piv": int(row["piv"]), "worker": int(row["worker"]),
+                "start": int(row["start_ns"]), "end": int(row["end_ns"]),
+            })
+    if not tasks:
+        raise ValueError(f"{path}: the trace has no tasks")
+    return tasks
+
+
+def summarise(tasks):
+    origin = min(t["start"] for t in tasks)
+    wall = max(t["end"] for t in tasks) - origin
+    workers = len({t["worker"] for t in tasks})
+    by_kind = defaultdict(lambda: {"count": 0, "ns": 0})
+    for t in tasks:
+        by_kind[t["kind"]]["count"] += 1
+        by_kind[t["kind"]]["ns"] += t["end"] - t["start"]
+
+    # Predecessors: the previous writer of each written tile (writers of a
+    # tile are ordered, so start order is their order), and the factor task
+    # whose reflectors an update applies.
+    order = sorted(range(len(tasks)), key=lambda x: (tasks[x]["start"], tasks[x]["end"]))
+    last_writer = {}
+    factor_of = {}
+    preds = [[] for _ in tasks]
+    for x in order:
+        t = tasks[x]
+        if t["kind"] in MADE_BY:
+            maker = factor_of.get((MADE_BY[t["kind"]], t["k"], t["i"], t["piv"] if t["kind"] != "ormqr" else t["i"]))
+            if maker is not None:
+                preds[x].append(maker)
+        for tile in written_tiles(t["kind"], t["k"], t["i"], t["j"], t["piv"]):
+            if tile in last_writer:
+                preds[x].append(last_writer[tile])
+            last_writer[tile] = x
+        if t["kind"] in FACTOR:
+            factor_of[(t["kind"], t["k"], t["i"], t["piv"] if t["kind"] != "geqrt" else t["i"])] = x
+
+    # The longest chain of dependent tasks with their measured durations:
+    # the run's floor with unlimited workers (start order is a topological
+    # order, since a task starts after its predecessors end).
+    finish = [0] * len(tasks)
+    via = [None] * len(tasks)
+    for x in order:
+        ready = 0
+        for p in preds[x]:
+            if finish[p] > ready:
+                ready, via[x] = finish[p], p
+        finish[x] = ready + tasks[x]["end"] - tasks[x]["start"]
+    path_kind = defaultdict(lambda: {"count": 0, "ns": 0})
+    x = max(range(len(tasks)), key=lambda y: finish[y])
+    floor = finish[x]
+    length = 0
+    while x is not None:
+        t = tasks[x]
+        path_kind[t["kind"]]["count"] += 1
+        path_kind[t["kind"]]["ns"] += t["end"] - t["start"]
+        length += 1
+        x = via[x]
+    busy = sum(v["ns"] for v in by_kind.values())
+    return {
+        "tasks": len(tasks),
+        "workers": workers,
+        "wall_ms": wall / 1e6,
+        "busy_fraction": busy / (workers * wall) if wall > 0 else 0.0,
+        "kinds": {k: {"count": v["count"], "mean_us": v["ns"] / v["count"] / 1e3, "total_ms": v["ns"] / 1e6}
+                  for k, v in sorted(by_kind.items())},
+        "critical_path": {
+            "tasks": length,
+            "ms": floor / 1e6,
+            "kinds": {k: {"count": v["count"], "ms": v["ns"] / 1e6} for k, v in sorted(path_kind.items())},
+        },
+    }
+
+
+def main(argv):
+    parser = argparse.ArgumentParser(description="Summarise a task trace CSV (a stage's --trace output).")
+    parser.add_argument("trace", help="the trace CSV")
+    parser.add_argument("--json", action="store_true", help="print one JSON object")
+    args = parser.parse_args(argv)
+    try:
+        s = summarise(read_trace(args.trace))
+    except (OSError, ValueError) as e:
+        print(f"trace_summary: {e}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(s, indent=1))
+        return 0
+    print(f"{s['tasks']} tasks on {s['workers']} workers, {s['wall_ms']:.3f} ms, "
+          f"workers busy {100 * s['busy_fraction']:.1f} %")
+    for k, v in s["kinds"].items():
+        print(f"  {k:6s} {v['count']:8d} tasks, mean {v['mean_us']:9.2f} us, total {v['total_ms']:10.3f} ms")
+    c = s["critical_path"]
+    print(f"critical path: {c['tasks']} tasks, {c['ms']:.3f} ms of task time ({100 * c['ms'] / s['wall_ms']:.1f} % "
+          f"of the run)")
+    for k, v in c["kinds"].items():
+        print(f"  {k:6s} {v['count']:8d} tasks, {v['ms']:10.3f} ms")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -127,7 +127,6 @@ void check_factor(int m, int n, uint64_t salt) {
   // R̂ where it lives (geqrt: the body's upper part; else the triangle on top),
   // and V (geqrt: below the diagonal; else the body's reached entries).
   const auto upper = [](int r, int c) { return r <= c; };
-  const auto below = [](int r, int c) { return r > c; };
   const auto v_part = [&](int r, int c) { return geqrt_kind ? r > c : in_body(r, c); };
   const std::vector<T>& r_gpu = geqrt_kind ? body_gpu : top_gpu;
   const std::vector<T>& r_lapack = geqrt_kind ? body_lapack : top_lapack;

@@ -71,15 +71,22 @@ struct CompactWy {
   int ldc;
 };
 
-// Whether V_b(r, j) is stored (`valid`) or is the unit diagonal (`unit`),
-// for row r of V and column j of the inner block starting at column col0.
-__device__ __forceinline__ bool reflector_entry(ReflectorShape shape, int r, int j, int col0, int row_offset,
-                                                bool& unit) {
-  const int diagonal = col0 + j - row_offset;
-  unit = shape == ReflectorShape::unit_lower && r == diagonal;
-  if (shape == ReflectorShape::unit_lower) return r > diagonal;
-  if (shape == ReflectorShape::upper) return r <= diagonal;
-  return true;
+// Which columns j of an inner block (its first column col0, kb columns)
+// have row r of V stored: lo ≤ j < hi; `unit` is the column whose entry in
+// row r is the unit diagonal (−1: none). Row r is on column j's diagonal
+// when r + row_offset = col0 + j; rows r ≥ m have no entries. Two compares
+// an entry, where testing the shape entry by entry cost several times the
+// copy.
+struct ReflectorRow {
+  int lo, hi, unit;
+};
+__device__ __forceinline__ ReflectorRow reflector_row(ReflectorShape shape, int r, int m, int kb, int col0,
+                                                      int row_offset) {
+  const int d = r + row_offset - col0;  // the column whose diagonal row r is
+  if (r >= m) return {0, 0, -1};
+  if (shape == ReflectorShape::unit_lower) return {0, d < kb ? d : kb, d < kb ? d : -1};  // below the diagonal
+  if (shape == ReflectorShape::upper) return {d > 0 ? d : 0, kb, -1};                      // on and above it
+  return {0, kb, -1};
 }
 
 // How the tensor-core path spreads C over its warps: `warps` warps in
@@ -93,16 +100,16 @@ __device__ __forceinline__ bool reflector_entry(ReflectorShape shape, int r, int
 // of IB columns is the product of its parts' block reflectors, each with
 // the diagonal block of T_b as its T (Schreiber and Van Loan, "A
 // storage-efficient WY representation for products of Householder
-// transformations"), so the engine may stage IB columns and apply them in
-// parts: W (16 columns × part) then needs fewer registers. At NB = 256 parts
-// of 16 leave the accumulators of C room without spilling
-// (report/data/block_kernels_h200.csv: inner blocks of 16 ran 20 % faster
-// than 32 there, but made the panels slower).
+// transformations"), so the engine may stage IB columns and form W a part
+// at a time, in fewer registers. Whole inner blocks by default: at NB = 256
+// parts of 16 ran slower than whole blocks once the V copy stopped spilling
+// (report/data/block_kernels_h200.csv, 24.1 against 24.5 TFLOP/s); the
+// benchmark keeps measuring parts.
 template <int NB>
 struct MmaWarps {
   static constexpr int slices = NB <= 128 ? 1 : 2;
   static constexpr int warps = NB <= 128 ? NB / 16 : 8;
-  static constexpr int part = NB <= 128 ? 64 : 16;
+  static constexpr int part = 64;
 };
 
 // Shared memory a block may take when `blocks` blocks share a
@@ -193,21 +200,35 @@ __device__ void stage_inner_block(ReflectorShape shape, T* stage, int b, int col
     const int r = tid % NB, j0 = tid / NB;
     const int swizzle = (((r >> 1) & 3) << 1) ^ ((r & 1) << 2);
     const T* src = v + std::size_t(col0 + j0) * ldv + r;
-    // Unrolled by two only: unrolled fully, the copies' addresses stay live
-    // beside C's accumulators and spill (ptxas -v: 172 bytes at NB = 256,
-    // IB = 32; none at two).
-#pragma unroll 2
-    for (int s = 0; s < IB / step; ++s) {
-      const int j = j0 + step * s;
-      T* dst = vs + r * IB + ((((j >> 1) ^ swizzle)) << 1) + (j & 1);  // v_offset(r, j)
-      bool unit;
-      const bool stored = reflector_entry(shape, r, j, col0, a.row_offset, unit);
-      if (unit && r < m && j < kb) {
-        *dst = T(1);
-        continue;
+    if (shape == ReflectorShape::full && m == NB && kb == IB) {
+      // A whole inner block of a full V (tsmqr's, nearly every task): every
+      // entry is stored, so the copies take no masks and no per-entry tests,
+      // which otherwise cost several times the copy itself.
+      const uint32_t row = shared_address(vs + r * IB);
+      const unsigned char* from = reinterpret_cast<const unsigned char*>(src);
+      const std::size_t stride = std::size_t(step) * ldv * bytes;
+#pragma unroll 4
+      for (int s = 0; s < IB / step; ++s) {
+        const int j = j0 + step * s;
+        copy_async_whole<bytes>(row + bytes * ((((j >> 1) ^ swizzle) << 1) + (j & 1)), from);  // v_offset(r, j)
+        from += stride;
       }
-      const bool valid = r < m && j < kb && stored;
-      copy_async<bytes>(dst, valid ? src + std::size_t(step * s) * ldv : v, valid);
+    } else {
+      // Unrolled by two only: unrolled fully, the copies' addresses stay
+      // live beside C's accumulators and spill (ptxas -v: 172 bytes at NB =
+      // 256, IB = 32; none at two).
+      const ReflectorRow row = reflector_row(shape, r, m, kb, col0, a.row_offset);
+#pragma unroll 2
+      for (int s = 0; s < IB / step; ++s) {
+        const int j = j0 + step * s;
+        T* dst = vs + r * IB + ((((j >> 1) ^ swizzle)) << 1) + (j & 1);  // v_offset(r, j)
+        if (j == row.unit) {
+          *dst = T(1);
+          continue;
+        }
+        const bool valid = j >= row.lo && j < row.hi;
+        copy_async<bytes>(dst, valid ? src + std::size_t(step * s) * ldv : v, valid);
+      }
     }
   }
   {  // T_b(i, j), upper triangle only.
@@ -667,11 +688,10 @@ __device__ void apply_compact_wy_simt(ReflectorShape shape, bool transpose, cons
       const int kb = k - col0 < IB ? k - col0 : IB;
       for (int e = tid; e < NB * IB; e += L::threads) {
         const int r = e % NB, j = e / NB;
-        bool unit;
-        const bool stored = reflector_entry(shape, r, j, col0, a.row_offset, unit);
-        T value = T(0);
-        if (r < m && j < kb) value = unit ? T(1) : (stored ? v[std::size_t(col0 + j) * ldv + r] : T(0));
-        vt[j * NB + r] = value;
+        const ReflectorRow row = reflector_row(shape, r, m, kb, col0, a.row_offset);
+        vt[j * NB + r] = j == row.unit                ? T(1)
+                         : j >= row.lo && j < row.hi ? v[std::size_t(col0 + j) * ldv + r]
+                                                     : T(0);
       }
       for (int e = tid; e < IB * IB; e += L::threads) {
         const int i = e % IB, j = e / IB;

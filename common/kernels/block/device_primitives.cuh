@@ -94,6 +94,15 @@ __device__ __forceinline__ void copy_async(void* dst, const void* src, bool vali
   copy_async<bytes>(dst, src, valid ? bytes : 0);
 }
 
+// Copies `bytes` (4, 8 or 16) from global `src` to the shared-memory
+// address `dst` (shared_address) in the background, all of them: the
+// unmasked copy, with no size operand to compute.
+template <int bytes>
+__device__ __forceinline__ void copy_async_whole(uint32_t dst, const void* src) {
+  static_assert(bytes == 4 || bytes == 8 || bytes == 16, "cp.async copies 4, 8 or 16 bytes");
+  asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(dst), "l"(src), "n"(bytes) : "memory");
+}
+
 // True when p and every column start p + j·ld are 16-byte aligned.
 __device__ __forceinline__ bool columns_16_byte_aligned(const void* p, int ld) {
   return ((reinterpret_cast<uintptr_t>(p) | (uintptr_t(ld) * sizeof(double))) & 15) == 0;

@@ -73,8 +73,10 @@ const std::vector<TileRow>& cpu_tile_table() {
 // tile 64), 64 at 8192² (56.1 ms; 128: 67.3), 256 at 16384² (262 ms; 128:
 // 400); the boundaries lie at the geometric means of the measured sides.
 // Tall matrices (m ≥ 4n) take the binary tree: tile 32 up to 256 columns
-// (262144 × 256: 15.7 ms; 64: 19.5), 64 at 1024 (118.6 ms; 32: 148.8; 128:
-// 121.2). Single precision, whose block kernels run on the FP64 tensor
+// (262144 × 256: 15.7 ms; 64: 19.5), 256 at 1024 (an H200,
+// report/data/fr4_engine_h200.csv: 91.8 ms; 128: 99.1; 64: 104.3; on the
+// H100 before the engine's unmasked staging 64 won, 118.6 ms against 121.2
+// at 128). Single precision, whose block kernels run on the FP64 tensor
 // cores with widened operands (report/data/fr4_float_h200.csv, an H200):
 // tile 32 up to 4096² (11.15 ms against 11.20 at 64), 64 at 8192² (50.9
 // ms; 32: 64.7; 128: 55.1), 256 at 16384² (271 ms; 64: 359; 32: 492);
@@ -83,7 +85,7 @@ const std::vector<TileRow>& cpu_tile_table() {
 const std::vector<TileRow>& gpu_tile_table(Precision precision) {
   static const std::vector<TileRow> double_rows = {
       {kAnyWorkers, 512, 4.0, 32, 32, Tree::binary},
-      {kAnyWorkers, kAnyNarrow, 4.0, 64, 32, Tree::binary},
+      {kAnyWorkers, kAnyNarrow, 4.0, 256, 32, Tree::binary},
       {kAnyWorkers, 4096, 0.0, 32, 32, Tree::flat},
       {kAnyWorkers, 11585, 0.0, 64, 32, Tree::flat},
       {kAnyWorkers, kAnyNarrow, 0.0, 256, 32, Tree::flat},

@@ -102,9 +102,10 @@ __device__ __forceinline__ ReflectorRow reflector_row(ReflectorShape shape, int 
 // storage-efficient WY representation for products of Householder
 // transformations"), so the engine may stage IB columns and form W a part
 // at a time, in fewer registers. Whole inner blocks by default: at NB = 256
-// parts of 16 ran slower than whole blocks once the V copy stopped spilling
-// (report/data/block_kernels_h200.csv, 24.1 against 24.5 TFLOP/s); the
-// benchmark keeps measuring parts.
+// parts of 16 ran at 24.1 TFLOP/s against 24.5 whole once the V copy stopped
+// spilling, and spilled in float (report/data/block_kernels_ncu.txt); with
+// the unmasked staging they are within 2 % (29.7 against 29.3,
+// report/data/block_kernels_h200.csv), so the benchmark keeps measuring them.
 template <int NB>
 struct MmaWarps {
   static constexpr int slices = NB <= 128 ? 1 : 2;

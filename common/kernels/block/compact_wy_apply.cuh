@@ -428,26 +428,27 @@ __device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<T>& a
     for (int step = 0; step < blocks; ++step) {
       const int b = block_at(step);
       // The stage whose copies this step waits for, and the one filled for
-      // the next step meanwhile.
+      // the next step meanwhile. One block barrier a step with two stages:
+      // past it every warp is done with the previous step, so its stage
+      // (and the partial sums) may take the next inner block's copies —
+      // no second barrier at the end of the step, and the warps drift
+      // apart between barriers, one's products beside another's loads.
       const int copies = L::widened ? L::raw_stages : L::stages;
       const int s = copies == 2 ? step & 1 : 0;
-      if (copies == 2) {
-        if (step + 1 < blocks)
-          stage_inner_block<L, NB, IB>(shape, copy_stage(s ^ 1), block_at(step + 1), column0, a);
+      if (copies != 2 && step > 0) {
+        stage_inner_block<L, NB, IB>(shape, copy_stage(0), b, column0, a);
         commit_async_copies();
-        wait_async_copies<1>();
-      } else {
-        if (step > 0) {
-          stage_inner_block<L, NB, IB>(shape, copy_stage(0), b, column0, a);
-          commit_async_copies();
-        }
-        wait_async_copies<0>();
       }
+      wait_async_copies<0>();
       if (L::widened) {  // float: the products read the one double stage
         __syncthreads();
         widen_stage<L>(reinterpret_cast<const float*>(copy_stage(s)), stage_of(0));
       }
       __syncthreads();
+      if (copies == 2 && step + 1 < blocks) {
+        stage_inner_block<L, NB, IB>(shape, copy_stage(s ^ 1), block_at(step + 1), column0, a);
+        commit_async_copies();
+      }
       const double* vs = stage_of(L::widened ? 0 : s);
       const double* ts = vs + L::v_elements;
       const double* tops = ts + L::t_elements;
@@ -569,8 +570,9 @@ __device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<T>& a
           }
         }
       }
-      __syncthreads();  // the stage (and the partial sums) are refilled next step
+      if (copies != 2) __syncthreads();  // the one stage is refilled next step
     }
+    __syncthreads();  // the next pass (or the caller) refills the stages
 
     move_c<true>(a, c_pairs, row0, n0, ct);
   }

@@ -12,6 +12,14 @@
 // over all rows: each thread sums its rows, the warps' partial sums meet in
 // shared memory, and every thread adds them in the same order, so all get
 // the same bits (the same branches, and R is the same from run to run).
+// The pivot column x reaches the other lanes of a warp through shared
+// memory: the lane that holds column j writes its rows once (zeros where the
+// reflector does not reach), and every lane reads them back 16 bytes at a
+// time where it needs them — not a shuffle and a mask a row, nor 32 more
+// registers a thread kept across the column's barrier. In geqrt the pivot
+// row moves the same way (its warp writes its columns to the staging
+// buffer and reads row p back), and R's finished rows collect in shared
+// memory: a row index known only at run time never indexes registers.
 // One block barrier per column: the partial sums and the pivot row are
 // double-buffered, and what a column finishes in shared memory is written
 // after the next column's barrier, when nobody reads it any more. The same
@@ -36,6 +44,7 @@
 #include <cuda_runtime.h>
 
 #include <cstddef>
+#include <type_traits>
 
 #include "compact_wy_apply.cuh"
 #include "kernels/householder.hpp"
@@ -57,8 +66,10 @@ struct PanelLayout {
   static_assert(NB % warps == 0, "every warp owns the same number of rows");
   static_assert(IB == 16 || IB == 32 || IB == 64, "the panel takes IB = 16, 32 or 64");
   // Shared memory, in elements of T:
-  static constexpr int ld_panel = NB + 1;                  // the inner block (NB, IB), col-major
-  static constexpr int panel_elements = ld_panel * IB;
+  static_assert(rows_per_warp % 2 == 0, "a thread's rows move in pairs");
+  static constexpr int ld_panel = NB + 2;                  // the inner block (NB, IB), col-major
+  static constexpr int panel_elements = ld_panel * IB;     // (columns 16-byte aligned)
+  static constexpr int x_elements = NB;                    // the pivot column x, by tile row
   static constexpr int ld_partial = IB + 2;                // per warp: xᵀa_c (IB), xᵀx
   static constexpr int partial_elements = 2 * warps * ld_partial;  // two buffers, by column parity
   static constexpr int ld_small = IB + 1;                  // (IB, IB) col-major blocks
@@ -70,7 +81,7 @@ struct PanelLayout {
   static constexpr int column_elements = NB + 2;           // the careful path: x, beta, τ
   static constexpr int corner_elements = (IB / 2) * (IB / 2);  // X = G_AB T_BB of T_b's corner
   static constexpr int flag_elements = (2 * warps * 4 + sizeof(T) - 1) / sizeof(T);  // ints, by parity
-  static constexpr int elements = panel_elements + partial_elements + top_elements + t_elements + g_elements +
+  static constexpr int elements = panel_elements + x_elements + partial_elements + top_elements + t_elements + g_elements +
                                   pivot_elements + tau_elements + column_elements + corner_elements +
                                   flag_elements;
   static constexpr std::size_t panel_bytes = std::size_t(elements) * sizeof(T);
@@ -81,21 +92,30 @@ struct PanelLayout {
 
 namespace panel_detail {
 
-// a[i] for a run-time i, without indexing the register array at run time.
+// N consecutive entries of shared memory (16-byte aligned for double, 8 for
+// float) to registers and back, two a load or a store.
+template <typename T>
+using PairOf = std::conditional_t<sizeof(T) == 8, double2, float2>;
+
 template <int N, typename T>
-__device__ __forceinline__ T pick(const T (&a)[N], int i) {
-  T out = a[0];
+__device__ __forceinline__ void load_rows(const T* p, T (&out)[N]) {
 #pragma unroll
-  for (int s = 1; s < N; ++s)
-    if (s == i) out = a[s];
-  return out;
+  for (int s = 0; s < N / 2; ++s) {
+    const PairOf<T> pair = reinterpret_cast<const PairOf<T>*>(p)[s];
+    out[2 * s] = pair.x;
+    out[2 * s + 1] = pair.y;
+  }
 }
 
 template <int N, typename T>
-__device__ __forceinline__ void put(T (&a)[N], int i, T value) {
+__device__ __forceinline__ void store_rows(T* p, const T (&in)[N]) {
 #pragma unroll
-  for (int s = 0; s < N; ++s)
-    if (s == i) a[s] = value;
+  for (int s = 0; s < N / 2; ++s) {
+    PairOf<T> pair;
+    pair.x = in[2 * s];
+    pair.y = in[2 * s + 1];
+    reinterpret_cast<PairOf<T>*>(p)[s] = pair;
+  }
 }
 
 // The update of the columns right of a panel, out of line: the three
@@ -127,8 +147,9 @@ __device__ void factor_inner_block(int b, int m, int n, int k, T* top, int ld_to
   constexpr bool geqrt_kind = kind == PanelKind::geqrt;
   constexpr unsigned all_rows = RPW == 32 ? 0xffffffffu : (1u << RPW) - 1u;
   T* panel = shared;
-  T* partial = panel + L::panel_elements;    // [parity][warp][LDP]
-  T* tops = partial + L::partial_elements;   // R(i + r, i + c) at c·LDS + r
+  T* xcol = panel + L::panel_elements;       // x(r) at r (zeros where column j's reflector does not reach)
+  T* partial = xcol + L::x_elements;         // [parity][warp][LDP]
+  T* tops = partial + L::partial_elements;   // R(i + r, i + c) at c·LDS + r (geqrt: R's finished rows)
   T* tmat = tops + L::top_elements;          // T_b(r, c) at c·LDS + r
   T* gmat = tmat + L::t_elements;            // G(l, j) at j·LDS + l
   T* pivot = gmat + L::g_elements;           // [parity][IB]
@@ -175,9 +196,15 @@ __device__ void factor_inner_block(int b, int m, int n, int k, T* top, int ld_to
   __syncthreads();
   T vals[CPL][RPW];
 #pragma unroll
-  for (int u = 0; u < CPL; ++u)
+  for (int u = 0; u < CPL; ++u) {
+    if (lane + 32 * u < IB) {
+      load_rows(panel + (lane + 32 * u) * L::ld_panel + row0, vals[u]);
+    } else {
 #pragma unroll
-    for (int s = 0; s < RPW; ++s) vals[u][s] = lane + 32 * u < IB ? panel[(lane + 32 * u) * L::ld_panel + row0 + s] : T(0);
+      for (int s = 0; s < RPW; ++s) vals[u][s] = T(0);
+    }
+  }
+  T* const xw = xcol + row0;  // this warp's rows of x
   // tsqrt/ttqrt: warp 0's finished entries of R's row j − 1, written to
   // `tops` once nobody reads that row (after column j's barrier).
   T finished[CPL];
@@ -193,13 +220,17 @@ __device__ void factor_inner_block(int b, int m, int n, int k, T* top, int ld_to
     int* part_flags = flag_words + (j & 1) * L::warps;
     T* pivot_row = pivot + (j & 1) * IB;
     bool flag = false;  // a huge or non-finite value seen: the careful path
-    // (a) geqrt: the pivot row's entries, from the warp that owns row p;
-    // tsqrt/ttqrt: warp 0 checks R's row j (nobody changes it before (f)).
+    // (a) geqrt: the pivot row's entries, from the warp that owns row p
+    // (each lane writes its column's rows to the staging buffer, free until
+    // the write-back, and reads row p again); tsqrt/ttqrt: warp 0 checks R's
+    // row j (nobody changes it before (f)).
     if (geqrt_kind && warp == p_warp)
 #pragma unroll
       for (int u = 0; u < CPL; ++u)
         if (lane + 32 * u < IB) {
-          const T a = pick(vals[u], p_slot);
+          T* const own = panel + (lane + 32 * u) * L::ld_panel + row0;
+          store_rows(own, vals[u]);
+          const T a = own[p_slot];
           pivot_row[lane + 32 * u] = a;
           flag |= !(magnitude(a) <= entry_limit);
         }
@@ -217,19 +248,32 @@ __device__ void factor_inner_block(int b, int m, int n, int k, T* top, int ld_to
     else part = d < 0 ? 0u : d + 1 >= RPW ? all_rows : (1u << (d + 1)) - 1u;
     part &= in_matrix;
     const bool whole = part == all_rows;
-    T x[RPW];
-    // (b) this thread's sums: xᵀx and xᵀa_c for its columns, each in two
-    // interleaved partial sums (a fixed order).
+    // (b) x to shared memory, by the lane that holds column j; this thread's
+    // sums: xᵀx and xᵀa_c for its columns, each in two interleaved partial
+    // sums (a fixed order). Whether x has a nonzero entry (else H = I): a
+    // nonzero xᵀx says so; only where it is zero (padding, or squares all
+    // underflowed) are the entries looked at. The same in every lane.
     T squares = 0, dot[CPL];
+    bool nonzero = false;
 #pragma unroll
     for (int u = 0; u < CPL; ++u) dot[u] = 0;
     if (part != 0) {
+      __syncwarp();  // every lane has read the previous column's x
+      if (lane == lj) {
+        auto publish = [&](const T(&column_j)[RPW]) {
+          if (whole) {
+            store_rows(xw, column_j);
+          } else {
 #pragma unroll
-      for (int s = 0; s < RPW; ++s) {
-        const T own = uj == 0 ? vals[0][s] : vals[CPL - 1][s];
-        const T value = __shfl_sync(0xffffffffu, own, lj);
-        x[s] = whole || (part >> s & 1u) ? value : T(0);
+            for (int s = 0; s < RPW; ++s) xw[s] = part >> s & 1u ? column_j[s] : T(0);
+          }
+        };
+        if (uj == 0) publish(vals[0]);
+        else publish(vals[CPL - 1]);
       }
+      __syncwarp();
+      T x[RPW];
+      load_rows(xw, x);
       T sq[2] = {0, 0}, dt[CPL][2];
 #pragma unroll
       for (int u = 0; u < CPL; ++u) dt[u][0] = dt[u][1] = 0;
@@ -242,9 +286,10 @@ __device__ void factor_inner_block(int b, int m, int n, int k, T* top, int ld_to
       squares = sq[0] + sq[1];
 #pragma unroll
       for (int u = 0; u < CPL; ++u) dot[u] = dt[u][0] + dt[u][1];
-    } else {
+      nonzero = squares != T(0);
+      if (!nonzero)
 #pragma unroll
-      for (int s = 0; s < RPW; ++s) x[s] = T(0);
+        for (int s = 0; s < RPW; ++s) nonzero |= x[s] != T(0);
     }
 #pragma unroll
     for (int u = 0; u < CPL; ++u) {
@@ -252,13 +297,6 @@ __device__ void factor_inner_block(int b, int m, int n, int k, T* top, int ld_to
       if (lane + 32 * u < IB) part_sums[warp * LDP + lane + 32 * u] = dot[u];
     }
     flag = __any_sync(0xffffffffu, flag);
-    // Whether x has a nonzero entry (else H = I): a nonzero xᵀx says so; only
-    // where it is zero (padding, or squares all underflowed) are the entries
-    // looked at. The same in every lane.
-    bool nonzero = squares != T(0);
-    if (!nonzero)
-#pragma unroll
-      for (int s = 0; s < RPW; ++s) nonzero |= x[s] != T(0);
     if (lane == 0) {
       part_sums[warp * LDP + IB] = squares;
       part_flags[warp] = (flag ? 1 : 0) | (nonzero ? 2 : 0);
@@ -304,7 +342,7 @@ __device__ void factor_inner_block(int b, int m, int n, int k, T* top, int ld_to
       if (lane == 0)
 #pragma unroll
         for (int s = 0; s < RPW; ++s)
-          if (part >> s & 1u) column[row0 + s - lo] = x[s];
+          if (part >> s & 1u) column[row0 + s - lo] = xw[s];
       __syncthreads();  // also: every thread has read the partial sums
       if (tid == 0) {
         const int hi = kind == PanelKind::ttqrt ? (p + 1 < m ? p + 1 : m) : m;
@@ -318,11 +356,17 @@ __device__ void factor_inner_block(int b, int m, int n, int k, T* top, int ld_to
       h.scale = 1;
 #pragma unroll
       for (int u = 0; u < CPL; ++u) dot[u] = 0;
+      if (part != 0) {
+        if (lane == 0)
 #pragma unroll
-      for (int s = 0; s < RPW; ++s) {
-        x[s] = part >> s & 1u ? column[row0 + s - lo] : T(0);
+          for (int s = 0; s < RPW; ++s) xw[s] = part >> s & 1u ? column[row0 + s - lo] : T(0);
+        __syncwarp();
+        T x[RPW];
+        load_rows(xw, x);
 #pragma unroll
-        for (int u = 0; u < CPL; ++u) dot[u] += x[s] * vals[u][s];
+        for (int s = 0; s < RPW; ++s)
+#pragma unroll
+          for (int u = 0; u < CPL; ++u) dot[u] += x[s] * vals[u][s];
       }
 #pragma unroll
       for (int u = 0; u < CPL; ++u)
@@ -338,42 +382,51 @@ __device__ void factor_inner_block(int b, int m, int n, int k, T* top, int ld_to
 
     // (f) the updates. Column j becomes v_j (below its pivot) and beta;
     // the columns c > j take H_j; the columns c < j give v_cᵀ v_j to T_b.
-    // Warp 0 writes R's finished row j − 1 now that nobody reads it.
+    // tsqrt/ttqrt: warp 0 writes R's finished row j − 1 now that nobody
+    // reads it; geqrt: the pivot row's warp writes R's row j (the pivot row
+    // in registers is never read again: x is zero there from now on).
     if (!geqrt_kind && warp == 0 && j > 0)
 #pragma unroll
       for (int u = 0; u < CPL; ++u) {
         const int c = lane + 32 * u;
         if (c >= j - 1 && c < kb) tops[c * LDS + j - 1] = finished[u];
       }
+    T w[CPL];
 #pragma unroll
     for (int u = 0; u < CPL; ++u) {
       const int c = lane + 32 * u;
-      const T w = (pivot_entry[u] + h.scale * dot[u]) * h.tau;
-      if (c == j) {
-        if (whole) {
-#pragma unroll
-          for (int s = 0; s < RPW; ++s) vals[u][s] = x[s] * h.scale;
-        } else {
-#pragma unroll
-          for (int s = 0; s < RPW; ++s)
-            if (part >> s & 1u) vals[u][s] = x[s] * h.scale;
-        }
-        if (geqrt_kind && warp == p_warp) put(vals[u], p_slot, h.beta);
-        finished[u] = h.beta;
-      } else if (c > j && c < kb) {
-        if (h.tau != T(0) && part != 0) {  // x is zero outside `part`
-          const T w_scaled = w * h.scale;
-#pragma unroll
-          for (int s = 0; s < RPW; ++s) vals[u][s] -= w_scaled * x[s];
-        }
-        const T updated = h.tau != T(0) ? pivot_entry[u] - w : pivot_entry[u];
-        if (geqrt_kind && warp == p_warp) put(vals[u], p_slot, updated);
-        finished[u] = updated;
+      w[u] = (pivot_entry[u] + h.scale * dot[u]) * h.tau;
+      if (c >= j && c < kb) {
+        const T r_entry = c == j ? h.beta : h.tau != T(0) ? pivot_entry[u] - w[u] : pivot_entry[u];
+        if (geqrt_kind && warp == p_warp) tops[c * LDS + j] = r_entry;
+        finished[u] = r_entry;
       } else if (c < j && warp == 0) {
         // v_cᵀ v_j: v_j = [1 at row p; x·scale]; v_c's entry at row p is
         // the pivot row's (geqrt); in tsqrt/ttqrt the unit entries sit in
         // different rows of R.
         gmat[j * LDS + c] = (geqrt_kind ? pivot_entry[u] : T(0)) + h.scale * dot[u];
+      }
+    }
+    if (part != 0) {  // x is zero outside `part`
+      T x[RPW];
+      load_rows(xw, x);
+#pragma unroll
+      for (int u = 0; u < CPL; ++u) {
+        const int c = lane + 32 * u;
+        if (c == j) {
+          if (whole) {
+#pragma unroll
+            for (int s = 0; s < RPW; ++s) vals[u][s] = x[s] * h.scale;
+          } else {
+#pragma unroll
+            for (int s = 0; s < RPW; ++s)
+              if (part >> s & 1u) vals[u][s] = x[s] * h.scale;
+          }
+        } else if (c > j && c < kb && h.tau != T(0)) {
+          const T w_scaled = w[u] * h.scale;
+#pragma unroll
+          for (int s = 0; s < RPW; ++s) vals[u][s] -= w_scaled * x[s];
+        }
       }
     }
     if (tid == 0) taus[j] = h.tau;
@@ -382,15 +435,18 @@ __device__ void factor_inner_block(int b, int m, int n, int k, T* top, int ld_to
   // Write the inner block back: V and the pivot rows, R's block, T_b.
 #pragma unroll
   for (int u = 0; u < CPL; ++u)
-#pragma unroll
-    for (int s = 0; s < RPW; ++s)
-      if (lane + 32 * u < IB) panel[(lane + 32 * u) * L::ld_panel + row0 + s] = vals[u][s];
+    if (lane + 32 * u < IB) store_rows(panel + (lane + 32 * u) * L::ld_panel + row0, vals[u]);
   __syncthreads();  // every column is done: R's last row, G and τ are final
   if (!geqrt_kind && warp == 0)
 #pragma unroll
     for (int u = 0; u < CPL; ++u) {
       const int c = lane + 32 * u;
       if (c >= kb - 1 && c < kb) tops[c * LDS + kb - 1] = finished[u];
+    }
+  if (geqrt_kind)  // R's rows i … i + kb − 1, in place of their stale copies in registers
+    for (int idx = tid; idx < IB * IB; idx += L::threads) {
+      const int r = idx % IB, c = idx / IB;
+      if (r <= c && c < kb) panel[c * L::ld_panel + i + r] = tops[c * LDS + r];
     }
   // T_b from τ and G = VᵀV in two halves (Schreiber and Van Loan, "A
   // storage-efficient WY representation for products of Householder

@@ -9,18 +9,22 @@
 //
 // Double (tensor cores). Warp w owns 16 columns of C (and, for NB = 256,
 // a slice of their rows) and keeps them in registers for the whole task,
-// as the accumulator of Cᵀ(16, ·) −= Wᵀ(16, IB) · V_bᵀ(IB, ·). An mma's
-// accumulator is laid out as its B operand transposed, pair for pair, but
-// not as its A operand (whose k pairs sit apart): so W = V_bᵀ C takes C
-// from the accumulators as its B operand, untouched, with V_bᵀ as A — each
-// A fragment two 16-byte reads of V_b, since its k slots are assigned to
-// the rows the lane holds and its m rows to pairs of adjacent columns. W
-// then passes through shared memory once, where the slices of a column
-// group add their parts and W turns into Wᵀ in the A layout of Wᵀ ← Wᵀ T_b
-// and Cᵀ −= Wᵀ V_bᵀ. (Taking Cᵀ as the A operand instead cost eight register
-// copies an mma, a third of all instructions: report/data/block_kernels_ncu.txt.)
-// V_b, T_b and A1_b come through shared memory, copied asynchronously one
-// inner block ahead (double-buffered when it fits).
+// as the accumulator of Cᵀ(16, ·) −= Wᵀ(16, IB) · V_bᵀ(IB, ·). The other
+// two products are written transposed too, Wᵀ = Cᵀ V_b and Wᵀ ← Wᵀ T_b, so
+// that every operand a warp needs from another product is already in its
+// registers: the sum over the inner dimension may run in any order, and
+// each mma's k slots are assigned to rows (or columns) so that one
+// product's accumulator holds the next one's operand. An accumulator is
+// laid out as its B operand transposed, pair for pair, but not as its A
+// operand (whose k pairs sit apart), so Cᵀ as the A operand of Wᵀ = Cᵀ V_b
+// costs register copies (up to eight an mma). With several slices, whose
+// partial W's meet in shared memory anyway, the engine forms W = V_bᵀ C
+// instead: C's accumulators are its B operand untouched, V_bᵀ its A (two
+// 16-byte reads of V_b a fragment), and W turns into Wᵀ on its way through
+// shared memory. With one slice the copies are cheaper than that trip
+// (report/data/block_kernels_ncu.txt). V_b, T_b and A1_b come through
+// shared memory, copied asynchronously one inner block ahead
+// (double-buffered when it fits).
 //
 // Float takes the same path: its operands are widened to double on the way
 // in (C when loaded into registers; V_b, T_b and A1_b copied asynchronously
@@ -153,10 +157,8 @@ struct MmaStageLayout {
   static constexpr int ld_top = IB + 8;
   static constexpr int top_elements = pass_columns * ld_top;
   static constexpr int stage_elements = v_elements + t_elements + top_elements;
-  // W's way from product to product (apply_compact_wy_mma): each warp's
-  // W (IB, 16) in one region a part when the slices add theirs, else 16
-  // columns of W at a time in one region a warp.
-  static constexpr int partial_elements = SLICES > 1 ? WARPS * 16 * IB : WARPS * 16 * 16;
+  // Each warp's partial W (IB, 16), when the slices must add them.
+  static constexpr int partial_elements = SLICES > 1 ? WARPS * 16 * IB : 0;
   static constexpr int blocks = BLOCKS;
   // Double stages (the products read these) and, for float, the float
   // stages the copies fill: two of a kind when they fit, so that the next
@@ -382,13 +384,23 @@ __device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<T>& a
   double* const partials = shared + L::stages * L::stage_elements;
 
   // v_offset rewritten as a per-lane base plus a compile-time offset. For
-  // W = V_bᵀ C the lane reads the pairs V_b(8mt + 2q + e, 2g + {0, 1}) of the
-  // 16-column tile: the swizzle 2q ^ 4e flips the low bits of g; for
-  // Cᵀ −= Wᵀ V_bᵀ it reads the pair V_b(g + 8mt, 8jt + 2q + {0, 1}).
-  // The slice's first row is a multiple of 8, which keeps the swizzle.
-  int a_base[2];  // [e]
+  // W = V_bᵀ C (several slices) the lane reads the pairs V_b(8mt + 2q + e,
+  // 2g + {0, 1}) of a 16-column tile: the swizzle 2q ^ 4e flips the low
+  // bits of g. For Wᵀ = Cᵀ V_b (one slice) it reads V_b(8mt + 2q + e,
+  // g + 8jt): the same swizzle flips the low bits of g/2 and, through bit 2,
+  // swaps odd and even jt. For Cᵀ −= Wᵀ V_bᵀ it reads the pair
+  // V_b(g + 8mt, 8jt + 2q + {0, 1}). The slice's first row is a multiple of
+  // 8, which keeps the swizzle.
+  int a_base[2];     // [e]
+  int w_base[2][2];  // [e][jt & 1]
 #pragma unroll
-  for (int e = 0; e < 2; ++e) a_base[e] = (row0 + 2 * q + e) * IB + 2 * (g ^ (2 * q) ^ (4 * e));
+  for (int e = 0; e < 2; ++e) {
+    const int sw = (2 * q) ^ (4 * e);
+    a_base[e] = (row0 + 2 * q + e) * IB + 2 * (g ^ sw);
+    const int base = (row0 + 2 * q + e) * IB + 2 * ((g >> 1) ^ (sw & 3)) + (g & 1);
+    w_base[e][0] = base + 8 * (sw >> 2);
+    w_base[e][1] = base - 8 * (sw >> 2);
+  }
   int c_base[2];  // [jt & 1]
   {
     const int s = (((g >> 1) & 3) << 1) ^ ((g & 1) << 2);
@@ -462,76 +474,80 @@ __device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<T>& a
         const int j0 = h * PART_;      // the part's first column of V_b
         const int jt0 = j0 / 8;        // … as an 8-column tile (even: jt0 + jt has jt's parity)
 
-        // W = V_bᵀ C over this warp's rows, a 16-row tile jm of W (its
-        // columns j0 + 16jm …) at a time: k slots q, q + 4 of step mt are rows
-        // row0 + 8mt + 2q + {0, 1} of C, m rows g and g + 8 columns 2g and
-        // 2g + 1 of the tile, n the warp's columns g (cn = 0) or g + 8 (cn = 1):
-        // wn[jm][cn][r] = W(j0 + 16jm + 2g + r/2, n0 + 8cn + 2q + r%2).
-        constexpr int m16_tiles = PART_ / 16;
-        double wn[m16_tiles][2][4];
+        if constexpr (SLICES == 1) {
+          // Wᵀ = Cᵀ V_b over this warp's rows: k slots q, q + 4 of step mt are
+          // rows row0 + 8mt + 2q + {0, 1} of C.
 #pragma unroll
-        for (int jm = 0; jm < m16_tiles; ++jm)
+          for (int jt = 0; jt < j_tiles; ++jt)
 #pragma unroll
-          for (int r = 0; r < 8; ++r) wn[jm][r / 4][r % 4] = 0.0;
+            for (int r = 0; r < 4; ++r) wt[jt][r] = 0.0;
 #pragma unroll
-        for (int mt = 0; mt < m_tiles; ++mt)
+          for (int mt = 0; mt < m_tiles; ++mt)
 #pragma unroll
-          for (int jm = 0; jm < m16_tiles; ++jm) {
-            const int offset = 8 * mt * IB + j0 + 16 * jm;
-            const double2 lo = *reinterpret_cast<const double2*>(vs + a_base[0] + offset);
-            const double2 hi = *reinterpret_cast<const double2*>(vs + a_base[1] + offset);
+            for (int jt = 0; jt < j_tiles; ++jt) {
+              const int offset = 8 * mt * IB + 8 * (jt0 + jt);
+              mma_m16n8k8(wt[jt], ct[mt][0], ct[mt][2], ct[mt][1], ct[mt][3],
+                          vs[w_base[0][jt & 1] + offset], vs[w_base[1][jt & 1] + offset]);
+            }
+        } else {
+          // W = V_bᵀ C over this warp's rows, a 16-row tile jm of W (its
+          // columns j0 + 16jm …) at a time: k slots q, q + 4 of step mt are
+          // rows row0 + 8mt + 2q + {0, 1} of C, m rows g and g + 8 columns 2g
+          // and 2g + 1 of the tile, n the warp's columns g (cn = 0) or g + 8:
+          // wn[jm][cn][r] = W(j0 + 16jm + 2g + r/2, n0 + 8cn + 2q + r%2).
+          constexpr int m16_tiles = PART_ / 16;
+          double wn[m16_tiles][2][4];
 #pragma unroll
-            for (int cn = 0; cn < 2; ++cn)
-              mma_m16n8k8(wn[jm][cn], lo.x, lo.y, hi.x, hi.y, ct[mt][2 * cn], ct[mt][2 * cn + 1]);
-          }
-
-        // W to Wᵀ through shared memory: the lane writes pairs W(2g, 2g + 1;
-        // col) and reads pairs Wᵀ(col; 2q, 2q + 1), each region CW columns of
-        // W wide with W(j, col) at col·CW + j, 16-byte units XOR-swizzled by
-        // col as v_offset (both patterns conflict-free). The slices of a
-        // column group add their parts here, each in the same order, so every
-        // slice holds the same Wᵀ to the bit: one region a part for each warp
-        // (no barrier between parts); one slice turns CW = 16 columns of W at
-        // a time in a region of its own.
-        {
-          constexpr int CW = SLICES > 1 ? PART_ : 16;
-          const int sg = (((g >> 1) & 3) << 1) ^ ((g & 1) << 2);
-          int read_base[2];  // [jt & 1]
+          for (int jm = 0; jm < m16_tiles; ++jm)
 #pragma unroll
-          for (int p = 0; p < 2; ++p) read_base[p] = g * CW + 2 * ((q ^ (sg & 3)) + 4 * (p ^ (sg >> 2)));
+            for (int r = 0; r < 8; ++r) wn[jm][r / 4][r % 4] = 0.0;
 #pragma unroll
-          for (int chunk = 0; chunk < PART_ / CW; ++chunk) {
-            double* const region = partials + (SLICES > 1 ? h * WARPS * 16 * PART_ : 0);
-            double* const mine = region + warp * 16 * CW;
-            if (SLICES == 1) __syncwarp();  // every lane has read the last chunk
+          for (int mt = 0; mt < m_tiles; ++mt)
 #pragma unroll
-            for (int jmc = 0; jmc < CW / 16; ++jmc)
+            for (int jm = 0; jm < m16_tiles; ++jm) {
+              const int offset = 8 * mt * IB + j0 + 16 * jm;
+              const double2 lo = *reinterpret_cast<const double2*>(vs + a_base[0] + offset);
+              const double2 hi = *reinterpret_cast<const double2*>(vs + a_base[1] + offset);
 #pragma unroll
               for (int cn = 0; cn < 2; ++cn)
+                mma_m16n8k8(wn[jm][cn], lo.x, lo.y, hi.x, hi.y, ct[mt][2 * cn], ct[mt][2 * cn + 1]);
+            }
+
+          // W to Wᵀ through shared memory, where the slices of a column group
+          // add their parts, each in the same order, so every slice holds the
+          // same Wᵀ to the bit; each part has its own region (no barrier
+          // between parts). The lane writes pairs W(2g, 2g + 1; col) and reads
+          // pairs Wᵀ(col; 2q, 2q + 1); W(j, col) is at col·PART_ + j, 16-byte
+          // units XOR-swizzled by col as v_offset (both patterns conflict-free).
+          double* const region = partials + h * WARPS * 16 * PART_;
+          double* const mine = region + warp * 16 * PART_;
 #pragma unroll
-                for (int e = 0; e < 2; ++e) {
-                  const double* w = wn[chunk * (CW / 16) + jmc][cn];
-                  *reinterpret_cast<double2*>(mine + (2 * q + e) * CW + 2 * (g ^ (2 * q) ^ (4 * e)) + 8 * cn * CW +
-                                              16 * jmc) = make_double2(w[e], w[2 + e]);
-                }
-            if (SLICES > 1) group_barrier(1 + group, 32 * SLICES);
-            else __syncwarp();
+          for (int jm = 0; jm < m16_tiles; ++jm)
 #pragma unroll
-            for (int jtc = 0; jtc < CW / 8; ++jtc)
+            for (int cn = 0; cn < 2; ++cn)
 #pragma unroll
-              for (int h2 = 0; h2 < 2; ++h2) {
-                double x = 0.0, y = 0.0;
+              for (int e = 0; e < 2; ++e)
+                *reinterpret_cast<double2*>(mine + (8 * cn + 2 * q + e) * PART_ + 16 * jm +
+                                            2 * (g ^ (2 * q) ^ (4 * e))) =
+                    make_double2(wn[jm][cn][e], wn[jm][cn][2 + e]);
+          group_barrier(1 + group, 32 * SLICES);
+          const int sg = (((g >> 1) & 3) << 1) ^ ((g & 1) << 2);
 #pragma unroll
-                for (int other = 0; other < SLICES; ++other) {
-                  const double2 pair = *reinterpret_cast<const double2*>(
-                      region + (group * SLICES + other) * 16 * CW + read_base[jtc & 1] + 16 * (jtc >> 1) +
-                      8 * h2 * CW);
-                  x = other == 0 ? pair.x : x + pair.x;
-                  y = other == 0 ? pair.y : y + pair.y;
-                }
-                wt[chunk * (CW / 8) + jtc][2 * h2] = x;
-                wt[chunk * (CW / 8) + jtc][2 * h2 + 1] = y;
+          for (int jt = 0; jt < j_tiles; ++jt) {
+            const int unit = (q ^ (sg & 3)) + 4 * ((jt & 1) ^ (sg >> 2)) + 8 * (jt >> 1);  // (4jt + q) ^ sg
+#pragma unroll
+            for (int h2 = 0; h2 < 2; ++h2) {
+              double x = 0.0, y = 0.0;
+#pragma unroll
+              for (int other = 0; other < SLICES; ++other) {
+                const double2 pair = *reinterpret_cast<const double2*>(
+                    region + (group * SLICES + other) * 16 * PART_ + (g + 8 * h2) * PART_ + 2 * unit);
+                x = other == 0 ? pair.x : x + pair.x;
+                y = other == 0 ? pair.y : y + pair.y;
               }
+              wt[jt][2 * h2] = x;
+              wt[jt][2 * h2 + 1] = y;
+            }
           }
         }
 

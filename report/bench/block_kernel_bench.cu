@@ -320,7 +320,8 @@ Row measure_update(const Settings& s, const cudaDeviceProp& prop, bool stacked, 
 // tsmqr tasks, for choosing the shape the kinds use. Before timing, the first tasks' results are
 // checked against LAPACK's ?tpmqrt on the same operands; the row carries
 // the largest ‖ΔA‖_F / ‖A‖_F.
-template <int NB, int IB, int SLICES, int WARPS, int BLOCKS, int PART = block::MmaWarps<NB>::part>
+template <int NB, int IB, int SLICES, int WARPS, int BLOCKS, int PART = block::MmaWarps<NB>::part,
+          int UPDATE_K = block::MmaWarps<NB>::update_k>
 Row measure_mma_variant(const Settings& s, const cudaDeviceProp& prop) {
   using Layout = block::MmaStageLayout<NB, IB, SLICES, WARPS, BLOCKS>;
   const int tasks = prop.multiProcessorCount * s.waves;
@@ -338,8 +339,8 @@ Row measure_mma_variant(const Settings& s, const cudaDeviceProp& prop) {
                                          da2.data + tile * i, NB));
   const DeviceVector<block::CompactWy<double>> dlist(list);
   const auto launch = [&] {
-    check(block::launch_shaped_update_tasks<NB, IB, SLICES, WARPS, BLOCKS, PART>(block::ReflectorShape::full, true,
-                                                                                dlist.data, tasks, nullptr),
+    check(block::launch_shaped_update_tasks<NB, IB, SLICES, WARPS, BLOCKS, PART, UPDATE_K>(
+              block::ReflectorShape::full, true, dlist.data, tasks, nullptr),
           "variant");
   };
   launch();
@@ -367,13 +368,15 @@ Row measure_mma_variant(const Settings& s, const cudaDeviceProp& prop) {
   const Timing timing = time_launches(s, launch);
   int blocks_per_sm = 0;
   check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&blocks_per_sm,
-                                                        block::shaped_update_tasks_kernel<NB, IB, SLICES, WARPS, BLOCKS, PART>,
+                                                        block::shaped_update_tasks_kernel<NB, IB, SLICES, WARPS, BLOCKS, PART, UPDATE_K>,
                                                         Layout::threads, Layout::shared_bytes),
           "occupancy");
-  // pN: the inner block applied N columns at a time (named only where N < IB).
+  // pN: the inner block applied N columns at a time (named only where N < IB);
+  // kN: C −= V_b W by m16n8kN (named only where it is not the default).
   const std::string part = PART < IB ? "p" + std::to_string(PART) : "";
+  const std::string k = UPDATE_K != block::MmaWarps<NB>::update_k ? "k" + std::to_string(UPDATE_K) : "";
   const std::string name = "tsmqr_s" + std::to_string(SLICES) + "w" + std::to_string(WARPS) + "b" +
-                           std::to_string(BLOCKS) + part + "_fit" + std::to_string(blocks_per_sm);
+                           std::to_string(BLOCKS) + part + k + "_fit" + std::to_string(blocks_per_sm);
   Row row = make_row<double>("", NB, IB, tasks, timing, blocks_per_sm, prop, 4.0 * NB * NB * NB);
   row.kernel = name;
   row.check_error = worst;
@@ -577,7 +580,13 @@ int run(const Config& config) {
         {"tsmqr_s2w8b1p16 double 256 32", [&] { return measure_mma_variant<256, 32, 2, 8, 1, 16>(s, prop); }},
         {"tsmqr_s1w8b1p16 double 128 32", [&] { return measure_mma_variant<128, 32, 1, 8, 1, 16>(s, prop); }},
         {"tsmqr_s4w16b1 double 256 32", [&] { return measure_mma_variant<256, 32, 4, 16, 1>(s, prop); }},
+        {"tsmqr_s4w8b1 double 256 32", [&] { return measure_mma_variant<256, 32, 4, 8, 1>(s, prop); }},
+        {"tsmqr_s4w8b1 double 256 16", [&] { return measure_mma_variant<256, 16, 4, 8, 1>(s, prop); }},
         {"tsmqr_s4w8b2 double 256 16", [&] { return measure_mma_variant<256, 16, 4, 8, 2>(s, prop); }},
+        {"tsmqr_s2w8b1k8 double 256 32", [&] { return measure_mma_variant<256, 32, 2, 8, 1, 32, 8>(s, prop); }},
+        {"tsmqr_s2w8b1k8 double 256 16", [&] { return measure_mma_variant<256, 16, 2, 8, 1, 16, 8>(s, prop); }},
+        {"tsmqr_s1w8b1k8 double 128 32", [&] { return measure_mma_variant<128, 32, 1, 8, 1, 32, 8>(s, prop); }},
+        {"tsmqr_s1w4b1k8 double 64 32", [&] { return measure_mma_variant<64, 32, 1, 4, 1, 32, 8>(s, prop); }},
         {"tsmqr double 256 32", [&] { return measure_update<double, 256, 32>(s, prop, true); }},
         {"tsmqr double 256 16", [&] { return measure_update<double, 256, 16>(s, prop, true); }},
         {"ttmqr double 128 32", [&] { return measure_update<double, 128, 32>(s, prop, true, true); }},
@@ -585,6 +594,7 @@ int run(const Config& config) {
         {"tsqrt double 128 32", [&] { return measure_factor<double, 128, 32>(s, prop, block::PanelKind::tsqrt); }},
         {"tsqrt double 64 32", [&] { return measure_factor<double, 64, 32>(s, prop, block::PanelKind::tsqrt); }},
         {"tsqrt double 256 32", [&] { return measure_factor<double, 256, 32>(s, prop, block::PanelKind::tsqrt); }},
+        {"geqrt double 256 32", [&] { return measure_factor<double, 256, 32>(s, prop, block::PanelKind::geqrt); }},
         {"tsqrt double 128 16", [&] { return measure_factor<double, 128, 16>(s, prop, block::PanelKind::tsqrt); }},
         {"geqrt double 64 32", [&] { return measure_factor<double, 64, 32>(s, prop, block::PanelKind::geqrt); }},
         {"tsmqr float 128 32", [&] { return measure_update<float, 128, 32>(s, prop, true); }},

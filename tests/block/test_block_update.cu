@@ -177,11 +177,14 @@ void check_all_ormqr(uint64_t salt) {
 
 // The engine in the other shapes the benchmark weighs (row slices, warps,
 // blocks a multiprocessor): tsmqr and ttmqr, both transposes, every shape.
-template <int NB, int IB, int SLICES, int WARPS, int BLOCKS, int PART = block::MmaWarps<NB>::part>
+template <int NB, int IB, int SLICES, int WARPS, int BLOCKS, int PART = block::MmaWarps<NB>::part,
+          int UPDATE_K = block::MmaWarps<NB>::update_k>
 void check_engine_shape(uint64_t salt) {
   SCOPED_TRACE("engine shape: " + std::to_string(SLICES) + " slices, " + std::to_string(WARPS) + " warps, " +
-               std::to_string(BLOCKS) + " blocks, parts of " + std::to_string(PART) + " columns");
-  const UpdateLauncher<double> launch = block::launch_shaped_update_tasks<NB, IB, SLICES, WARPS, BLOCKS, PART>;
+               std::to_string(BLOCKS) + " blocks, parts of " + std::to_string(PART) + " columns, update by k = " +
+               std::to_string(UPDATE_K));
+  const UpdateLauncher<double> launch =
+      block::launch_shaped_update_tasks<NB, IB, SLICES, WARPS, BLOCKS, PART, UPDATE_K>;
   for (const Shape& s : shapes<NB>())
     for (const bool transpose : {true, false}) {
       check_pair_update<double, NB, IB, false>(s, transpose, salt++, launch);
@@ -197,10 +200,14 @@ TEST(BlockTsmqr, EngineShapes) {
   check_engine_shape<64, 16, 1, 4, 2>(3400);
   check_engine_shape<256, 32, 4, 16, 1>(3500);
   check_engine_shape<256, 16, 4, 8, 2>(3600);
+  check_engine_shape<256, 32, 4, 8, 1>(3610);
   // Inner blocks applied in parts of 16 columns (whole ones are the default).
   check_engine_shape<256, 32, 2, 8, 1, 16>(3650);
   check_engine_shape<128, 64, 1, 8, 1, 16>(3660);
   check_engine_shape<128, 32, 1, 8, 1, 16>(3670);
+  // C −= V_b W by m16n8k8 (m16n8k16 is the default).
+  check_engine_shape<256, 32, 2, 8, 1, 32, 8>(3700);
+  check_engine_shape<128, 32, 1, 8, 1, 32, 8>(3710);
 }
 
 // The FMA path float used to take, kept as the benchmark's alternative:

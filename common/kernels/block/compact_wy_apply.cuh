@@ -114,11 +114,15 @@ __device__ __forceinline__ ReflectorRow reflector_row(ReflectorShape shape, int 
 // spilling, and spilled in float (report/data/block_kernels_ncu.txt); with
 // the unmasked staging they are within 2 % (29.7 against 29.3,
 // report/data/block_kernels_h200.csv), so the benchmark keeps measuring them.
+// `update_k`: the k of the mma in C −= V_b W, 16 (two 8-column steps of W
+// an instruction, half the instructions and dependent-issue waits of 8) or
+// 8, kept for the benchmark to measure beside it.
 template <int NB>
 struct MmaWarps {
   static constexpr int slices = NB <= 128 ? 1 : 2;
   static constexpr int warps = NB <= 128 ? NB / 16 : 8;
   static constexpr int part = 64;
+  static constexpr int update_k = 16;
 };
 
 // Shared memory a block may take when `blocks` blocks share a
@@ -364,7 +368,8 @@ __device__ __forceinline__ void move_c(const CompactWy<T>& a, bool pairs, int ro
 // Each m16n8k8 takes a lane's two k slots q and q + 4 as the pair e = 0, 1
 // of adjacent rows (or columns) that the lane holds.
 template <typename T, int NB, int IB, bool transpose, int SLICES = MmaWarps<NB>::slices,
-          int WARPS = MmaWarps<NB>::warps, int BLOCKS = 1, int PART = MmaWarps<NB>::part>
+          int WARPS = MmaWarps<NB>::warps, int BLOCKS = 1, int PART = MmaWarps<NB>::part,
+          int UPDATE_K = MmaWarps<NB>::update_k>
 __device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<T>& a, double* shared) {
   using L = MmaStageLayout<NB, IB, SLICES, WARPS, BLOCKS, T>;
   static_assert(L::fits, "the stages must fit one multiprocessor's shared memory");
@@ -374,6 +379,7 @@ __device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<T>& a
   constexpr int m_tiles = L::slice_rows / 8;  // 8-row slices of this warp's part of C
   constexpr int PART_ = PART < IB ? PART : IB;  // columns of V_b applied at once
   static_assert(PART_ % 16 == 0 && IB % PART_ == 0, "parts of whole 16-column tiles that split the inner block");
+  static_assert(UPDATE_K == 8 || UPDATE_K == 16, "C −= V_b W by m16n8k8 or m16n8k16");
   constexpr int parts = IB / PART_;
   constexpr int j_tiles = PART_ / 8;          // 8-column slices of W (one part's)
   const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
@@ -609,15 +615,33 @@ __device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<T>& a
         }
 
         // Cᵀ −= Wᵀ V_bᵀ: k slots q, q + 4 of step jt are columns 8jt + 2q + {0, 1}
-        // of W, one 16-byte read of V_b.
+        // of W, one 16-byte read of V_b; with UPDATE_K = 16 an m16n8k16 takes
+        // the steps jt and jt + 1 (j_tiles is even) as its two halves, Wᵀ
+        // negated once into the eight registers of its A operand.
+        if constexpr (UPDATE_K == 16) {
 #pragma unroll
-        for (int jt = 0; jt < j_tiles; ++jt) {
-          const int jg = jt0 + jt;
-          const double w0 = -wt[jt][0], w1 = -wt[jt][1], w2 = -wt[jt][2], w3 = -wt[jt][3];
+          for (int jt = 0; jt < j_tiles; jt += 2) {
+            const int jg = jt0 + jt;  // even
+            const double w[8] = {-wt[jt][0],     -wt[jt][2],     -wt[jt][1],     -wt[jt][3],
+                                 -wt[jt + 1][0], -wt[jt + 1][2], -wt[jt + 1][1], -wt[jt + 1][3]};
 #pragma unroll
-          for (int mt = 0; mt < m_tiles; ++mt) {
-            const double2 vb = *reinterpret_cast<const double2*>(vs + c_base[jt & 1] + 8 * mt * IB + 8 * jg);
-            mma_m16n8k8(ct[mt], w0, w2, w1, w3, vb.x, vb.y);
+            for (int mt = 0; mt < m_tiles; ++mt) {
+              const double2 lo = *reinterpret_cast<const double2*>(vs + c_base[0] + 8 * mt * IB + 8 * jg);
+              const double2 hi = *reinterpret_cast<const double2*>(vs + c_base[1] + 8 * mt * IB + 8 * (jg + 1));
+              const double v[4] = {lo.x, lo.y, hi.x, hi.y};
+              mma_m16n8k16(ct[mt], w, v);
+            }
+          }
+        } else {
+#pragma unroll
+          for (int jt = 0; jt < j_tiles; ++jt) {
+            const int jg = jt0 + jt;
+            const double w0 = -wt[jt][0], w1 = -wt[jt][1], w2 = -wt[jt][2], w3 = -wt[jt][3];
+#pragma unroll
+            for (int mt = 0; mt < m_tiles; ++mt) {
+              const double2 vb = *reinterpret_cast<const double2*>(vs + c_base[jt & 1] + 8 * mt * IB + 8 * jg);
+              mma_m16n8k8(ct[mt], w0, w2, w1, w3, vb.x, vb.y);
+            }
           }
         }
       }
@@ -891,22 +915,26 @@ cudaError_t launch_update_tasks(ReflectorShape shape, bool transpose, const Comp
 // The tensor-core engine in a shape other than MmaWarps's, block i
 // applying tasks[i]: the benchmark measures these shapes to choose
 // MmaWarps's, and the tests check them.
-template <int NB, int IB, int SLICES, int WARPS, int BLOCKS, int PART = MmaWarps<NB>::part>
+template <int NB, int IB, int SLICES, int WARPS, int BLOCKS, int PART = MmaWarps<NB>::part,
+          int UPDATE_K = MmaWarps<NB>::update_k>
 __global__ void __launch_bounds__(32 * WARPS, BLOCKS)
     shaped_update_tasks_kernel(ReflectorShape shape, bool transpose, const CompactWy<double>* tasks) {
   extern __shared__ __align__(16) unsigned char shaped_shared[];
   double* const shared = reinterpret_cast<double*>(shaped_shared);
   if (transpose)
-    apply_compact_wy_mma<double, NB, IB, true, SLICES, WARPS, BLOCKS, PART>(shape, tasks[blockIdx.x], shared);
+    apply_compact_wy_mma<double, NB, IB, true, SLICES, WARPS, BLOCKS, PART, UPDATE_K>(shape, tasks[blockIdx.x],
+                                                                                      shared);
   else
-    apply_compact_wy_mma<double, NB, IB, false, SLICES, WARPS, BLOCKS, PART>(shape, tasks[blockIdx.x], shared);
+    apply_compact_wy_mma<double, NB, IB, false, SLICES, WARPS, BLOCKS, PART, UPDATE_K>(shape, tasks[blockIdx.x],
+                                                                                       shared);
 }
 
-template <int NB, int IB, int SLICES, int WARPS, int BLOCKS, int PART = MmaWarps<NB>::part>
+template <int NB, int IB, int SLICES, int WARPS, int BLOCKS, int PART = MmaWarps<NB>::part,
+          int UPDATE_K = MmaWarps<NB>::update_k>
 cudaError_t launch_shaped_update_tasks(ReflectorShape shape, bool transpose, const CompactWy<double>* tasks,
                                        int count, cudaStream_t stream) {
   using L = MmaStageLayout<NB, IB, SLICES, WARPS, BLOCKS>;
-  return launch_block_each(shaped_update_tasks_kernel<NB, IB, SLICES, WARPS, BLOCKS, PART>, L::threads,
+  return launch_block_each(shaped_update_tasks_kernel<NB, IB, SLICES, WARPS, BLOCKS, PART, UPDATE_K>, L::threads,
                            L::shared_bytes, shape, transpose, tasks, count, stream);
 }
 

@@ -205,9 +205,9 @@ TEST(BlockTsmqr, EngineShapes) {
   check_engine_shape<256, 32, 2, 8, 1, 16>(3650);
   check_engine_shape<128, 64, 1, 8, 1, 16>(3660);
   check_engine_shape<128, 32, 1, 8, 1, 16>(3670);
-  // C −= V_b W by m16n8k8 (m16n8k16 is the default).
-  check_engine_shape<256, 32, 2, 8, 1, 32, 8>(3700);
-  check_engine_shape<128, 32, 1, 8, 1, 32, 8>(3710);
+  // C −= V_b W by m16n8k16 (m16n8k8 is the default).
+  check_engine_shape<256, 32, 2, 8, 1, 32, 16>(3700);
+  check_engine_shape<128, 32, 1, 8, 1, 32, 16>(3710);
 }
 
 // The FMA path float used to take, kept as the benchmark's alternative:

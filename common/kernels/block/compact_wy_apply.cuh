@@ -114,15 +114,19 @@ __device__ __forceinline__ ReflectorRow reflector_row(ReflectorShape shape, int 
 // spilling, and spilled in float (report/data/block_kernels_ncu.txt); with
 // the unmasked staging they are within 2 % (29.7 against 29.3,
 // report/data/block_kernels_h200.csv), so the benchmark keeps measuring them.
-// `update_k`: the k of the mma in C −= V_b W, 16 (two 8-column steps of W
-// an instruction, half the instructions and dependent-issue waits of 8) or
-// 8, kept for the benchmark to measure beside it.
+// `update_k`: the k of the mma in C −= V_b W, 8 or 16 (two 8-column steps
+// of W an instruction: half the mma instructions). Measured on an H200
+// (report/data/block_kernels_h200_k16.csv): 16 within 1 % of 8 at tile 256
+// (29.4 against 29.0 TFLOP/s at ib 32), 6 % slower at 128/32 (26.9 against
+// 28.7), and in FR4's task kernel its eight-register operands spilled (ptxas
+// -v, 256/16: 1004 bytes a thread against 64; FR4 16384², tile 256, ib 16:
+// 280 ms against 225), so 8; the benchmark keeps measuring 16.
 template <int NB>
 struct MmaWarps {
   static constexpr int slices = NB <= 128 ? 1 : 2;
   static constexpr int warps = NB <= 128 ? NB / 16 : 8;
   static constexpr int part = 64;
-  static constexpr int update_k = 16;
+  static constexpr int update_k = 8;
 };
 
 // Shared memory a block may take when `blocks` blocks share a
@@ -284,6 +288,27 @@ __device__ void stage_inner_block(ReflectorShape shape, T* stage, int b, int col
   }
 }
 
+// stage_inner_block out of line, for the engine shapes whose C fills most of
+// a thread's registers (several slices, tile 256): inlined, the copies'
+// addresses and counters stay live beside C's accumulators through the
+// whole step and spill (ptxas -v, double 256/32: 100 bytes stored a thread,
+// 12 out of line; in FR4's task kernel 80 against 32; 256/16 none); the
+// call costs a few instructions an inner block. With one slice (tiles 64
+// and 128) the call spills more than it saves (128/32: 4 bytes inlined,
+// 172 out of line), so those shapes keep it inline.
+template <class L, int NB, int IB, typename T>
+__device__ __noinline__ void stage_inner_block_call(ReflectorShape shape, T* stage, int b, int column0,
+                                                    const CompactWy<T>& a) {
+  stage_inner_block<L, NB, IB>(shape, stage, b, column0, a);
+}
+
+template <class L, int NB, int IB, typename T>
+__device__ __forceinline__ void stage_for_engine(ReflectorShape shape, T* stage, int b, int column0,
+                                                 const CompactWy<T>& a) {
+  if constexpr (L::slices > 1) stage_inner_block_call<L, NB, IB>(shape, stage, b, column0, a);
+  else stage_inner_block<L, NB, IB>(shape, stage, b, column0, a);
+}
+
 // The float stage `raw` widened into the double stage `stage` (same element
 // layout), pairs of elements a thread at a time. Padding the copies never
 // wrote is widened too and never read.
@@ -438,7 +463,7 @@ __device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<T>& a
     // One part's Wᵀ (16, PART_): wt[jt][r] = Wᵀ(g + 8(r/2), j0 + 8jt + 2q + r%2).
     double wt[j_tiles][4];
 
-    if (blocks > 0) stage_inner_block<L, NB, IB>(shape, copy_stage(0), block_at(0), column0, a);
+    if (blocks > 0) stage_for_engine<L, NB, IB>(shape, copy_stage(0), block_at(0), column0, a);
     commit_async_copies();
 
     move_c<false>(a, c_pairs, row0, n0, ct);
@@ -454,7 +479,7 @@ __device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<T>& a
       const int copies = L::widened ? L::raw_stages : L::stages;
       const int s = copies == 2 ? step & 1 : 0;
       if (copies != 2 && step > 0) {
-        stage_inner_block<L, NB, IB>(shape, copy_stage(0), b, column0, a);
+        stage_for_engine<L, NB, IB>(shape, copy_stage(0), b, column0, a);
         commit_async_copies();
       }
       wait_async_copies<0>();
@@ -464,7 +489,7 @@ __device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<T>& a
       }
       __syncthreads();
       if (copies == 2 && step + 1 < blocks) {
-        stage_inner_block<L, NB, IB>(shape, copy_stage(s ^ 1), block_at(step + 1), column0, a);
+        stage_for_engine<L, NB, IB>(shape, copy_stage(s ^ 1), block_at(step + 1), column0, a);
         commit_async_copies();
       }
       const double* vs = stage_of(L::widened ? 0 : s);

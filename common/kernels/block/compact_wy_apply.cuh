@@ -119,8 +119,9 @@ __device__ __forceinline__ ReflectorRow reflector_row(ReflectorShape shape, int 
 // (report/data/block_kernels_h200_k16.csv): 16 within 1 % of 8 at tile 256
 // (29.4 against 29.0 TFLOP/s at ib 32), 6 % slower at 128/32 (26.9 against
 // 28.7), and in FR4's task kernel its eight-register operands spilled (ptxas
-// -v, 256/16: 1004 bytes a thread against 64; FR4 16384², tile 256, ib 16:
-// 280 ms against 225), so 8; the benchmark keeps measuring 16.
+// -v, 256/16: 1004 bytes a thread against 64; FR4 16384², tile 256: 235 ms
+// at ib 32 and 280 at ib 16, against 224 and 225 with 8,
+// report/data/fr4_engine_h200.csv), so 8; the benchmark keeps measuring 16.
 template <int NB>
 struct MmaWarps {
   static constexpr int slices = NB <= 128 ? 1 : 2;
@@ -198,7 +199,12 @@ __device__ __forceinline__ int v_offset(int m, int j) {
 // column0) into `stage` (asynchronously; masked and padded entries become
 // zeros, a unit diagonal a plain 1), in the operands' scalar T: a double
 // stage, or for float a float stage that widen_stage turns into one.
-// Consecutive threads copy consecutive rows of a column.
+// Consecutive threads copy consecutive rows of a column. Inlined: out of
+// line (a call an inner block) it left fewer registers live beside C's
+// accumulators (ptxas -v in FR4's task kernel, 256/32: 32 bytes spilled a
+// thread against 80) yet FR4 ran slower (16384², tile 256, the same run:
+// 231 against 224 ms in double, 252 against 233 in float;
+// report/data/fr4_engine_h200.csv).
 template <class L, int NB, int IB, typename T>
 __device__ void stage_inner_block(ReflectorShape shape, T* stage, int b, int column0, const CompactWy<T>& a) {
   static_assert(L::threads % NB == 0 && L::threads % IB == 0 && (NB * IB) % L::threads == 0,
@@ -286,27 +292,6 @@ __device__ void stage_inner_block(ReflectorShape shape, T* stage, int b, int col
       }
     }
   }
-}
-
-// stage_inner_block out of line, for the engine shapes whose C fills most of
-// a thread's registers (several slices, tile 256): inlined, the copies'
-// addresses and counters stay live beside C's accumulators through the
-// whole step and spill (ptxas -v, double 256/32: 100 bytes stored a thread,
-// 12 out of line; in FR4's task kernel 80 against 32; 256/16 none); the
-// call costs a few instructions an inner block. With one slice (tiles 64
-// and 128) the call spills more than it saves (128/32: 4 bytes inlined,
-// 172 out of line), so those shapes keep it inline.
-template <class L, int NB, int IB, typename T>
-__device__ __noinline__ void stage_inner_block_call(ReflectorShape shape, T* stage, int b, int column0,
-                                                    const CompactWy<T>& a) {
-  stage_inner_block<L, NB, IB>(shape, stage, b, column0, a);
-}
-
-template <class L, int NB, int IB, typename T>
-__device__ __forceinline__ void stage_for_engine(ReflectorShape shape, T* stage, int b, int column0,
-                                                 const CompactWy<T>& a) {
-  if constexpr (L::slices > 1) stage_inner_block_call<L, NB, IB>(shape, stage, b, column0, a);
-  else stage_inner_block<L, NB, IB>(shape, stage, b, column0, a);
 }
 
 // The float stage `raw` widened into the double stage `stage` (same element
@@ -463,7 +448,7 @@ __device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<T>& a
     // One part's Wᵀ (16, PART_): wt[jt][r] = Wᵀ(g + 8(r/2), j0 + 8jt + 2q + r%2).
     double wt[j_tiles][4];
 
-    if (blocks > 0) stage_for_engine<L, NB, IB>(shape, copy_stage(0), block_at(0), column0, a);
+    if (blocks > 0) stage_inner_block<L, NB, IB>(shape, copy_stage(0), block_at(0), column0, a);
     commit_async_copies();
 
     move_c<false>(a, c_pairs, row0, n0, ct);
@@ -479,7 +464,7 @@ __device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<T>& a
       const int copies = L::widened ? L::raw_stages : L::stages;
       const int s = copies == 2 ? step & 1 : 0;
       if (copies != 2 && step > 0) {
-        stage_for_engine<L, NB, IB>(shape, copy_stage(0), b, column0, a);
+        stage_inner_block<L, NB, IB>(shape, copy_stage(0), b, column0, a);
         commit_async_copies();
       }
       wait_async_copies<0>();
@@ -489,7 +474,7 @@ __device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<T>& a
       }
       __syncthreads();
       if (copies == 2 && step + 1 < blocks) {
-        stage_for_engine<L, NB, IB>(shape, copy_stage(s ^ 1), block_at(step + 1), column0, a);
+        stage_inner_block<L, NB, IB>(shape, copy_stage(s ^ 1), block_at(step + 1), column0, a);
         commit_async_copies();
       }
       const double* vs = stage_of(L::widened ? 0 : s);

@@ -21,6 +21,7 @@ from collections import defaultdict
 FACTOR = {"geqrt", "tsqrt", "ttqrt"}
 # The factor kind whose reflectors an update kind applies.
 MADE_BY = {"ormqr": "geqrt", "tsmqr": "tsqrt", "ttmqr": "ttqrt"}
+KINDS = FACTOR | set(MADE_BY)
 
 
 def written_tiles(kind, k, i, j, piv):
@@ -54,18 +55,11 @@ def read_trace(path):
     return tasks
 
 
-def summarise(tasks):
-    origin = min(t["start"] for t in tasks)
-    wall = max(t["end"] for t in tasks) - origin
-    workers = len({t["worker"] for t in tasks})
-    by_kind = defaultdict(lambda: {"count": 0, "ns": 0})
-    for t in tasks:
-        by_kind[t["kind"]]["count"] += 1
-        by_kind[t["kind"]]["ns"] += t["end"] - t["start"]
-
-    # Predecessors: the previous writer of each written tile (writers of a
-    # tile are ordered, so start order is their order), and the factor task
-    # whose reflectors an update applies.
+def predecessors(tasks):
+    """The tasks in start order (a topological order: a task starts after its
+    predecessors end) and each task's predecessors: the previous writer of
+    each tile it writes (writers of a tile are ordered, so start order is
+    their order) and the factor task whose reflectors an update applies."""
     order = sorted(range(len(tasks)), key=lambda x: (tasks[x]["start"], tasks[x]["end"]))
     last_writer = {}
     factor_of = {}
@@ -82,6 +76,19 @@ def summarise(tasks):
             last_writer[tile] = x
         if t["kind"] in FACTOR:
             factor_of[(t["kind"], t["k"], t["i"], t["piv"] if t["kind"] != "geqrt" else t["i"])] = x
+    return order, preds
+
+
+def summarise(tasks):
+    origin = min(t["start"] for t in tasks)
+    wall = max(t["end"] for t in tasks) - origin
+    workers = len({t["worker"] for t in tasks})
+    by_kind = defaultdict(lambda: {"count": 0, "ns": 0})
+    for t in tasks:
+        by_kind[t["kind"]]["count"] += 1
+        by_kind[t["kind"]]["ns"] += t["end"] - t["start"]
+
+    order, preds = predecessors(tasks)
 
     # The longest chain of dependent tasks with their measured durations:
     # the run's floor with unlimited workers (start order is a topological

@@ -6,14 +6,25 @@ if, say, the update kinds ran 30 % faster, before anyone writes the kernel.
 The tasks keep the durations they had in the run, each multiplied by its
 kind's factor (--scale tsmqr=0.7,tsqrt=0.5), and the dependencies that
 trace_summary.py reads from the tile rules of docs/design.md §4. They are
-list-scheduled on --workers workers (default: as many as the trace used):
-whenever a worker is free it takes the ready task with the longest chain of
-work still behind it. The model has no scheduling cost, so the first line,
-the replay with every factor 1, says how far the run itself was from it.
+list-scheduled on --workers workers (default: as many as the trace used),
+with no scheduling cost, by one of these policies (--policy):
+  longest    whenever a worker is free it takes the ready task with the
+             longest chain of work (time) still behind it;
+  fifo       the task-graph executor's (fr4_scheduler/taskgraph/
+             scheduler_core.hpp): one first-in first-out ready queue, the
+             roots first; a finished task's newly ready successors, sorted
+             by the number of tasks on their longest chain, go to the
+             queue but the first, which the same worker runs next;
+  buckets:N  as fifo, with N queues instead of one: a task goes to the
+             queue of its chain of time (the longest chains to the first),
+             and a free worker takes from the first queue that has a task.
+The first line, the replay with every factor 1, says how far the run was
+from its policy's model.
 
-    python3 report/bench/trace_replay.py trace.csv [--scale KIND=F,...] [--workers N] [--json]
+    python3 report/bench/trace_replay.py trace.csv [--scale KIND=F,...] [--policy P] [--workers N] [--json]
 """
 import argparse
+import collections
 import heapq
 import json
 import os
@@ -40,34 +51,76 @@ def parse_scale(text):
     return scale
 
 
-def replay(tasks, preds, order, scale, workers):
+def parse_policy(text):
+    """'longest', 'fifo' or 'buckets:N' (N ≥ 1) as (name, queues); ValueError else."""
+    if text in ("longest", "fifo"):
+        return text, 1
+    name, sep, count = text.partition(":")
+    if name == "buckets" and sep and count.isdigit() and int(count) >= 1:
+        return name, int(count)
+    raise ValueError(f"--policy: '{text}' is not longest, fifo or buckets:N with N >= 1")
+
+
+def replay(tasks, preds, order, scale, workers, policy=("longest", 1)):
     """The makespan in ns of the tasks, durations scaled by kind, list-scheduled
-    on `workers` workers by longest remaining chain first."""
+    on `workers` workers by `policy` (parse_policy's)."""
     duration = [(t["end"] - t["start"]) * scale.get(t["kind"], 1.0) for t in tasks]
     succ = [[] for _ in tasks]
     waiting = [len(p) for p in preds]
     for x, ps in enumerate(preds):
         for p in ps:
             succ[p].append(x)
-    below = [0.0] * len(tasks)  # the longest chain from a task's start to the end
+    below = [0.0] * len(tasks)  # the longest chain of time from a task's start to the end
+    count = [0] * len(tasks)    # … and of tasks
     for x in reversed(order):
         below[x] = duration[x] + max((below[s] for s in succ[x]), default=0.0)
-    ready = [(-below[x], x) for x in range(len(tasks)) if waiting[x] == 0]
-    heapq.heapify(ready)
+        count[x] = 1 + max((count[s] for s in succ[x]), default=0)
+    name, queues = policy
+    if name == "longest":
+        ready = []
+        push = lambda x: heapq.heappush(ready, (-below[x], x))  # noqa: E731
+        pop = lambda: heapq.heappop(ready)[1] if ready else None  # noqa: E731
+        rank = below
+    else:
+        fifo = [collections.deque() for _ in range(queues)]
+        top = max(below, default=0.0)
+        rank = count if name == "fifo" else below
+
+        def push(x):
+            q = 0 if top <= 0 else min(queues - 1, int(queues * (top - below[x]) / top))
+            fifo[q].append(x)
+
+        def pop():
+            for q in fifo:
+                if q:
+                    return q.popleft()
+            return None
+    for x in sorted((x for x in range(len(tasks)) if waiting[x] == 0), key=lambda y: -rank[y]):
+        push(x)
     running = []  # (end, task)
     now, free, done = 0.0, workers, 0
     while done < len(tasks):
-        while free > 0 and ready:
-            _, x = heapq.heappop(ready)
+        while free > 0:
+            x = pop()
+            if x is None:
+                break
             heapq.heappush(running, (now + duration[x], x))
             free -= 1
         now, x = heapq.heappop(running)
-        free += 1
         done += 1
+        newly = []
         for s in succ[x]:
             waiting[s] -= 1
             if waiting[s] == 0:
-                heapq.heappush(ready, (-below[s], s))
+                newly.append(s)
+        if name != "longest" and newly:  # the worker runs the first itself
+            newly.sort(key=lambda y: -rank[y])
+            heapq.heappush(running, (now + duration[newly[0]], newly[0]))
+            newly = newly[1:]
+        else:
+            free += 1
+        for s in newly:
+            push(s)
     return now
 
 
@@ -75,11 +128,13 @@ def main(argv):
     parser = argparse.ArgumentParser(description="Replay a task trace with some task kinds made faster or slower.")
     parser.add_argument("trace", help="the trace CSV")
     parser.add_argument("--scale", default="", help="KIND=FACTOR,... multiplies the durations of a kind's tasks")
+    parser.add_argument("--policy", default="longest", help="longest (default), fifo or buckets:N")
     parser.add_argument("--workers", type=int, default=0, help="workers of the model (default: the trace's)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     try:
         scale = parse_scale(args.scale)
+        policy = parse_policy(args.policy)
         if args.workers < 0:
             raise ValueError(f"--workers must be at least 1 (or 0: as many as the trace used), got {args.workers}")
         tasks = read_trace(args.trace)
@@ -89,14 +144,15 @@ def main(argv):
     workers = args.workers or len({t["worker"] for t in tasks})
     order, preds = predecessors(tasks)
     wall = max(t["end"] for t in tasks) - min(t["start"] for t in tasks)
-    as_run = replay(tasks, preds, order, {}, workers)
-    scaled = replay(tasks, preds, order, scale, workers)
-    result = {"tasks": len(tasks), "workers": workers, "wall_ms": wall / 1e6, "replay_ms": as_run / 1e6,
-              "scale": scale, "scaled_ms": scaled / 1e6}
+    as_run = replay(tasks, preds, order, {}, workers, policy)
+    scaled = replay(tasks, preds, order, scale, workers, policy)
+    result = {"tasks": len(tasks), "workers": workers, "policy": args.policy, "wall_ms": wall / 1e6,
+              "replay_ms": as_run / 1e6, "scale": scale, "scaled_ms": scaled / 1e6}
     if args.json:
         print(json.dumps(result, indent=1))
         return 0
-    print(f"{len(tasks)} tasks on {workers} workers: the run {wall / 1e6:.3f} ms, its replay {as_run / 1e6:.3f} ms")
+    print(f"{len(tasks)} tasks on {workers} workers: the run {wall / 1e6:.3f} ms, its replay ({args.policy}) "
+          f"{as_run / 1e6:.3f} ms")
     if scale:
         what = ", ".join(f"{k} x{v:g}" for k, v in sorted(scale.items()))
         print(f"with {what}: {scaled / 1e6:.3f} ms ({scaled / as_run:.3f} of the replay)" if as_run > 0 else

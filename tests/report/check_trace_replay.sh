@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # report/bench/trace_replay.py on a trace that FR1 writes (one worker). Pass
-# rule: on one worker the replay takes the sum of the task times; on more
-# workers than tasks, the critical path trace_summary.py finds; with every
-# kind twice as slow, twice as long; with the updates free, no longer than
-# the replay; bad --scale and --workers values are refused with exit status 2.
+# rule: on one worker the replay takes the sum of the task times under every
+# policy; on more workers than tasks, the critical path trace_summary.py
+# finds; with every kind twice as slow, twice as long; with the updates
+# free, no longer than the replay; bad --scale, --policy and --workers
+# values are refused with exit status 2.
 set -euo pipefail
 fr1=$1
 replay=$2
@@ -16,15 +17,19 @@ python3 "$replay" "$scratch/trace.csv" --workers 1000 --json > "$scratch/many.js
 python3 "$replay" "$scratch/trace.csv" --scale geqrt=2,tsqrt=2,ormqr=2,tsmqr=2 --json > "$scratch/slow.json"
 python3 "$replay" "$scratch/trace.csv" --scale ormqr=0,tsmqr=0 --json > "$scratch/free.json"
 python3 "$replay" "$scratch/trace.csv" --scale tsmqr=0.5 > /dev/null
+python3 "$replay" "$scratch/trace.csv" --policy fifo --json > "$scratch/fifo.json"
+python3 "$replay" "$scratch/trace.csv" --policy buckets:3 --json > "$scratch/buckets.json"
 python3 "$summary" "$scratch/trace.csv" --json > "$scratch/summary.json"
 python3 - "$scratch" <<'PY'
 import csv, json, sys
 d = sys.argv[1]
-one, many, slow, free, summary = (json.load(open(f"{d}/{n}.json")) for n in ("one", "many", "slow", "free", "summary"))
+one, many, slow, free, summary, fifo, buckets = (
+    json.load(open(f"{d}/{n}.json")) for n in ("one", "many", "slow", "free", "summary", "fifo", "buckets"))
 rows = list(csv.DictReader(open(f"{d}/trace.csv")))
 total = sum(int(r["end_ns"]) - int(r["start_ns"]) for r in rows) / 1e6
 assert one["workers"] == 1 and one["tasks"] == 50, one
-assert abs(one["replay_ms"] - total) <= 1e-6 * total, (one["replay_ms"], total)
+for r in (one, fifo, buckets):
+    assert abs(r["replay_ms"] - total) <= 1e-6 * total, (r["policy"], r["replay_ms"], total)
 assert one["replay_ms"] <= one["wall_ms"] + 1e-9, one
 path = summary["critical_path"]["ms"]
 assert abs(many["replay_ms"] - path) <= 1e-6 * path, (many["replay_ms"], path)
@@ -32,7 +37,8 @@ assert abs(slow["scaled_ms"] - 2 * slow["replay_ms"]) <= 1e-6 * slow["replay_ms"
 assert free["scaled_ms"] <= free["replay_ms"] + 1e-9, free
 print(f"trace replay: {total:.3f} ms of tasks on one worker, critical path {path:.3f} ms")
 PY
-for bad in "--scale tsmqr" "--scale gemm=2" "--scale tsmqr=-1" "--scale tsmqr=x" "--workers -3"; do
+for bad in "--scale tsmqr" "--scale gemm=2" "--scale tsmqr=-1" "--scale tsmqr=x" "--workers -3" "--policy lifo" \
+           "--policy buckets:0" "--policy buckets:"; do
   status=0
   python3 "$replay" "$scratch/trace.csv" $bad 2> "$scratch/error.txt" || status=$?
   [ "$status" -eq 2 ] && grep -q "trace_replay:" "$scratch/error.txt" || { echo "FAIL: '$bad' gave status $status"; exit 1; }

@@ -120,7 +120,7 @@ __device__ __forceinline__ ReflectorRow reflector_row(ReflectorShape shape, int 
 // (29.4 against 29.0 TFLOP/s at ib 32), 6 % slower at 128/32 (26.9 against
 // 28.7), and in FR4's task kernel its eight-register operands spilled (ptxas
 // -v, 256/16: 1004 bytes a thread against 64; FR4 16384², tile 256: 235 ms
-// at ib 32 and 280 at ib 16, against 224 and 225 with 8,
+// at ib 32 and 280 at ib 16, against 224 and 225 with 8 in other runs,
 // report/data/fr4_engine_h200.csv), so 8; the benchmark keeps measuring 16.
 template <int NB>
 struct MmaWarps {

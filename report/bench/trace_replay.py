@@ -61,6 +61,40 @@ def parse_policy(text):
     raise ValueError(f"--policy: '{text}' is not longest, fifo or buckets:N with N >= 1")
 
 
+class LongestFirst:
+    """Ready tasks, the longest remaining chain of time first."""
+
+    def __init__(self, chain):
+        self.chain, self.heap = chain, []
+
+    def push(self, x):
+        heapq.heappush(self.heap, (-self.chain[x], x))
+
+    def pop(self):
+        return heapq.heappop(self.heap)[1] if self.heap else None
+
+
+class FirstInFirstOut:
+    """Ready tasks in `queues` first-in first-out queues: a task joins the one
+    of its remaining chain of time (the longest chains the first), a worker
+    takes from the first that has a task."""
+
+    def __init__(self, chain, queues):
+        self.chain, self.top = chain, max(chain, default=0.0)
+        self.queues = [collections.deque() for _ in range(queues)]
+
+    def push(self, x):
+        n = len(self.queues)
+        q = 0 if self.top <= 0 else min(n - 1, int(n * (self.top - self.chain[x]) / self.top))
+        self.queues[q].append(x)
+
+    def pop(self):
+        for q in self.queues:
+            if q:
+                return q.popleft()
+        return None
+
+
 def replay(tasks, preds, order, scale, workers, policy=("longest", 1)):
     """The makespan in ns of the tasks, durations scaled by kind, list-scheduled
     on `workers` workers by `policy` (parse_policy's)."""
@@ -76,32 +110,15 @@ def replay(tasks, preds, order, scale, workers, policy=("longest", 1)):
         below[x] = duration[x] + max((below[s] for s in succ[x]), default=0.0)
         count[x] = 1 + max((count[s] for s in succ[x]), default=0)
     name, queues = policy
-    if name == "longest":
-        ready = []
-        push = lambda x: heapq.heappush(ready, (-below[x], x))  # noqa: E731
-        pop = lambda: heapq.heappop(ready)[1] if ready else None  # noqa: E731
-        rank = below
-    else:
-        fifo = [collections.deque() for _ in range(queues)]
-        top = max(below, default=0.0)
-        rank = count if name == "fifo" else below
-
-        def push(x):
-            q = 0 if top <= 0 else min(queues - 1, int(queues * (top - below[x]) / top))
-            fifo[q].append(x)
-
-        def pop():
-            for q in fifo:
-                if q:
-                    return q.popleft()
-            return None
+    ready = LongestFirst(below) if name == "longest" else FirstInFirstOut(below, queues)
+    rank = count if name == "fifo" else below  # how a finished task's successors are ranked
     for x in sorted((x for x in range(len(tasks)) if waiting[x] == 0), key=lambda y: -rank[y]):
-        push(x)
+        ready.push(x)
     running = []  # (end, task)
     now, free, done = 0.0, workers, 0
     while done < len(tasks):
         while free > 0:
-            x = pop()
+            x = ready.pop()
             if x is None:
                 break
             heapq.heappush(running, (now + duration[x], x))
@@ -120,7 +137,7 @@ def replay(tasks, preds, order, scale, workers, policy=("longest", 1)):
         else:
             free += 1
         for s in newly:
-            push(s)
+            ready.push(s)
     return now
 
 

@@ -62,6 +62,13 @@ int32_t fill_update_priorities(int32_t* self, const int32_t* a, const int32_t* b
   return best;
 }
 
+// The chains of elimination `ids` (its factor task self, its updates
+// self + u, u = 1 … c − 1) from those of its successors, each update
+// weighing 1 and the factor task `factor_weight`. Throws InputError when
+// they would not fit in int32.
+void fill_elim_chains(int32_t* chain, const ElimIds& ids, int64_t c, int32_t factor_weight, const Shape& s,
+                      const char* what);
+
 // Blocks from this size on come straight from mmap, with huge pages asked for.
 constexpr size_t mapped_bytes = size_t(4) << 20;
 
@@ -111,9 +118,10 @@ int64_t count_edges(const Shape& s) {
   return edges;
 }
 
-uint64_t qr_dag_arrays_bytes(const Shape& s) {
+uint64_t qr_dag_arrays_bytes(const Shape& s, int32_t priority_classes) {
   const uint64_t roots = s.tree == Tree::flat ? 1 : uint64_t(s.p);
-  return uint64_t(s.num_tasks) * (sizeof(uint8_t) + sizeof(int32_t)) + roots * sizeof(int64_t);
+  const uint64_t classes = priority_classes > 1 ? sizeof(uint8_t) + sizeof(int32_t) : 0;  // classes, chains of time
+  return uint64_t(s.num_tasks) * (sizeof(uint8_t) + sizeof(int32_t) + classes) + roots * sizeof(int64_t);
 }
 
 template <class Index>
@@ -121,14 +129,19 @@ uint64_t successor_csr_bytes(const Shape& s) {
   return (uint64_t(s.num_tasks) + 1 + uint64_t(count_edges(s))) * sizeof(Index);
 }
 
-QrDagArrays build_qr_dag_arrays(const Shape& s, uint64_t memory_limit_bytes) {
-  check_memory(qr_dag_arrays_bytes(s), memory_limit_bytes, "the predecessor counts and priorities of " + dag_text(s));
+QrDagArrays build_qr_dag_arrays(const Shape& s, uint64_t memory_limit_bytes, int32_t priority_classes) {
+  if (priority_classes < 1 || priority_classes > 4)
+    throw InputError("priority classes must be 1 .. 4, got " + std::to_string(priority_classes));
+  check_memory(qr_dag_arrays_bytes(s, priority_classes), memory_limit_bytes,
+               "the predecessor counts and priorities of " + dag_text(s));
   QrDagArrays out;
   out.shape = s;
+  out.num_classes = priority_classes;
   out.pred_count.resize(size_t(s.num_tasks));
   out.priority.resize(size_t(s.num_tasks));
   uint8_t* count = out.pred_count.data();
   int32_t* prio = out.priority.data();
+  TaskArray<int32_t> time_chain(priority_classes > 1 ? size_t(s.num_tasks) : 0);
   // Successors have larger ids, so one sweep from the last task back gives
   // every task's longest path once all of its successors have theirs.
   for (int32_t k = s.steps - 1; k >= 0; --k) {
@@ -141,15 +154,9 @@ QrDagArrays build_qr_dag_arrays(const Shape& s, uint64_t memory_limit_bytes) {
       count[ids.self] = factor_count;
       std::memset(count + ids.self + 1, update_count, size_t(c - 1));
 
-      const int32_t* same = ids.next >= 0 ? prio + ids.next : nullptr;
-      const int32_t* below = ids.below >= 0 ? prio + ids.below : nullptr;
-      int32_t best = fill_update_priorities(prio + ids.self, same, below, c);
-      if (same) best = std::max(best, same[0]);
-      // Every stored priority is at most this elimination's factor priority,
-      // so checking it keeps every later "+ 1" inside int32.
-      if (best >= std::numeric_limits<int32_t>::max() - 2)
-        throw InputError("the critical path of " + dag_text(s) + " does not fit in int32 priorities");
-      prio[ids.self] = best + 1;
+      fill_elim_chains(prio, ids, c, 1, s, "critical path");
+      if (!time_chain.empty())
+        fill_elim_chains(time_chain.data(), ids, c, factor_time_weight, s, "chain of time");
     }
   }
   const int64_t root_stride = s.tree == Tree::flat ? 0 : s.q;  // geqrt of every row of panel 0
@@ -157,8 +164,35 @@ QrDagArrays build_qr_dag_arrays(const Shape& s, uint64_t memory_limit_bytes) {
   for (int32_t e = 0; e < root_count; ++e) out.roots.push_back(e * root_stride);
   std::stable_sort(out.roots.begin(), out.roots.end(),
                    [prio](int64_t a, int64_t b) { return prio[a] > prio[b]; });
+  if (!time_chain.empty()) {
+    // The longest chain starts at a task without predecessors: a root.
+    int64_t top = 1;
+    for (const int64_t r : out.roots) top = std::max<int64_t>(top, time_chain[size_t(r)]);
+    out.priority_class.resize(size_t(s.num_tasks));
+    const int64_t last = priority_classes - 1;
+    for (int64_t t = 0; t < s.num_tasks; ++t)
+      out.priority_class[size_t(t)] =
+          uint8_t(std::min(last, int64_t(priority_classes) * (top - time_chain[size_t(t)]) / top));
+  }
   return out;
 }
+
+namespace {
+
+void fill_elim_chains(int32_t* chain, const ElimIds& ids, int64_t c, int32_t factor_weight, const Shape& s,
+                      const char* what) {
+  const int32_t* same = ids.next >= 0 ? chain + ids.next : nullptr;
+  const int32_t* below = ids.below >= 0 ? chain + ids.below : nullptr;
+  int32_t best = fill_update_priorities(chain + ids.self, same, below, c);
+  if (same) best = std::max(best, same[0]);
+  // Every stored chain is at most this elimination's factor chain, so
+  // checking it keeps every later addition of a weight inside int32.
+  if (best >= std::numeric_limits<int32_t>::max() - 2 * factor_weight)
+    throw InputError(std::string("the ") + what + " of " + dag_text(s) + " does not fit in int32 priorities");
+  chain[ids.self] = best + factor_weight;
+}
+
+}  // namespace
 
 template <class Index>
 SuccessorCsr<Index> build_successor_csr(const Shape& s, uint64_t memory_limit_bytes) {

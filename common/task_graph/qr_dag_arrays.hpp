@@ -1,6 +1,6 @@
 // Per-task arrays of the closed-form QR DAG (qr_dag.hpp) for an executor
 // that keeps state per task: predecessor counts, critical-path priorities,
-// the roots, and optionally the successors in CSR with 32- or 64-bit
+// the roots, optionally priority classes by chain of time, and optionally the successors in CSR with 32- or 64-bit
 // indices. Each is filled by sweeps over the eliminations of each panel,
 // with no per-task allocation and no edge sort; the memory they need is
 // checked before anything is allocated.
@@ -51,7 +51,15 @@ struct QrDagArrays {
   TaskArray<uint8_t> pred_count;  // (num_tasks): predecessors of each task, 0 … 3
   TaskArray<int32_t> priority;    // (num_tasks): tasks on the longest path from t to a sink, t included
   std::vector<int64_t> roots;     // tasks without predecessors, highest priority first, ties by lower id
+  int32_t num_classes = 1;
+  // (num_tasks) when num_classes > 1, else empty: 0 (most urgent) … num_classes − 1.
+  TaskArray<uint8_t> priority_class;
 };
+
+// A factor task's (geqrt, tsqrt, ttqrt) weight in the chain of time that
+// ranks tasks into priority classes, an update's being 1: at the tile
+// sizes FR4 runs, a factor task takes about three times as long.
+constexpr int32_t factor_time_weight = 3;
 
 // Successors of every task: succs[offsets[t] .. offsets[t+1]), each list in
 // increasing id order (build_qr_dag's order). Index is int32_t or int64_t.
@@ -80,17 +88,24 @@ ElimIds elim_ids(const qr_dag::Shape& s, int32_t k, int32_t e, int64_t step_base
 // Number of edges (the sum of the predecessor counts), in O(steps).
 int64_t count_edges(const qr_dag::Shape& shape);
 
-// Host bytes build_qr_dag_arrays and build_successor_csr<Index> allocate.
-uint64_t qr_dag_arrays_bytes(const qr_dag::Shape& shape);
+// Host bytes build_qr_dag_arrays and build_successor_csr<Index> allocate
+// (with priority classes, at the peak: the chains of time are freed once
+// they are ranked).
+uint64_t qr_dag_arrays_bytes(const qr_dag::Shape& shape, int32_t priority_classes = 1);
 template <class Index>
 uint64_t successor_csr_bytes(const qr_dag::Shape& shape);
 
 // Predecessor counts, priorities (FR4's rule: the longest path to a sink,
-// counted in tasks) and roots. Throws InputError, before allocating, when
-// the arrays need more than memory_limit_bytes (0: the machine's physical
-// memory) or a priority would not fit in int32.
+// counted in tasks) and roots; with priority_classes C > 1 (at most 4) also
+// each task's class: of its chain of time h (the longest path to a sink,
+// each task weighing its kind's time weight) and the longest, top,
+// ⌊C·(top − h)/top⌋, capped at C − 1. Throws InputError, before
+// allocating, when the arrays need more than memory_limit_bytes (0: the
+// machine's physical memory), a priority would not fit in int32, or C is
+// outside 1 … 4.
 //   QrDagArrays a = build_qr_dag_arrays(qr_dag::make_shape(512, 512, Tree::greedy));
-QrDagArrays build_qr_dag_arrays(const qr_dag::Shape& shape, uint64_t memory_limit_bytes = 0);
+QrDagArrays build_qr_dag_arrays(const qr_dag::Shape& shape, uint64_t memory_limit_bytes = 0,
+                                int32_t priority_classes = 1);
 
 // The successor lists in CSR. Throws InputError, before allocating, when
 // the tasks or edges do not fit in Index or the lists need more than

@@ -66,7 +66,7 @@ class ChunkWriter {
   ChunkWriter(const qr_dag::Shape& shape, Team team, const QrDagArrays& arrays, int32_t chunk_tasks,
               int64_t chunk_edges, LayoutChunk& buffers, const std::function<void(const LayoutChunk&)>& emit)
       : shape_(shape), team_(team), count_(arrays.pred_count.data()), priority_(arrays.priority.data()),
-        chunk_tasks_(chunk_tasks), chunk_edges_(chunk_edges), buffers_(buffers), emit_(emit) {}
+        class_(arrays.priority_class.empty() ? nullptr : arrays.priority_class.data()), chunk_tasks_(chunk_tasks), chunk_edges_(chunk_edges), buffers_(buffers), emit_(emit) {}
 
   void run() {
     for (int32_t k = 0; k < shape_.steps; ++k) {
@@ -143,7 +143,7 @@ class ChunkWriter {
     const int64_t id = first_task_ + tasks_;
     buffers_.headers[tasks_] = taskgraph::make_task_header(int32_t(kind), team_, count_[id],
                                                            int32_t(first_edge_ + edges_), degree,
-                                                           degree > 0 ? list[0] : 0u);
+                                                           degree > 0 ? list[0] : 0u, class_ ? class_[id] : 0);
     buffers_.args[tasks_] = args;
     ++tasks_;
     edges_ += degree;
@@ -166,6 +166,7 @@ class ChunkWriter {
   const Team team_;
   const uint8_t* count_;
   const int32_t* priority_;
+  const uint8_t* class_;  // null: one class
   const int32_t chunk_tasks_;
   const int64_t chunk_edges_;
   LayoutChunk& buffers_;
@@ -182,7 +183,7 @@ qr_dag::Shape qr_graph_shape(int64_t p, int64_t q, Tree tree) {
 }
 
 taskgraph::LayoutStream qr_factor_graph(int64_t p, int64_t q, Tree tree, Team team, int32_t chunk_tasks,
-                                        uint64_t host_memory_limit) {
+                                        uint64_t host_memory_limit, int32_t priority_classes) {
   if (chunk_tasks < 1) throw InputError("qr_factor_graph: chunk_tasks must be >= 1");
   const qr_dag::Shape shape = qr_graph_shape(p, q, tree);
   const int64_t edges = count_edges(shape);
@@ -191,13 +192,17 @@ taskgraph::LayoutStream qr_factor_graph(int64_t p, int64_t q, Tree tree, Team te
                      std::to_string(edges) + " edges; the task-graph executor's 32-bit ids hold at most " +
                      std::to_string(taskgraph::Graph::max_tasks) + " tasks and " +
                      std::to_string(taskgraph::max_edges) + " edges (a larger tile has fewer)");
-  auto arrays = std::make_shared<const QrDagArrays>(build_qr_dag_arrays(shape, host_memory_limit));
+  auto arrays =
+      std::make_shared<const QrDagArrays>(build_qr_dag_arrays(shape, host_memory_limit, priority_classes));
 
   taskgraph::LayoutStream out;
   out.num_tasks = int32_t(shape.num_tasks);
   out.num_edges = edges;
   out.roots.assign(arrays->roots.begin(), arrays->roots.end());
   out.has_block_tasks = team == Team::block;
+  out.num_classes = arrays->num_classes;
+  for (const uint8_t c : arrays->priority_class)
+    if (int32_t(c) + 1 < out.num_classes) ++out.express_tasks[c];
   const ChunkCapacity capacity = chunk_capacity(shape, edges, chunk_tasks);
   out.chunk_tasks = capacity.tasks;
   out.chunk_edges = capacity.edges;
@@ -208,15 +213,19 @@ taskgraph::LayoutStream qr_factor_graph(int64_t p, int64_t q, Tree tree, Team te
   return out;
 }
 
-uint64_t qr_graph_host_bytes(int64_t p, int64_t q, Tree tree, int32_t chunk_tasks) {
+uint64_t qr_graph_host_bytes(int64_t p, int64_t q, Tree tree, int32_t chunk_tasks, int32_t priority_classes) {
   const qr_dag::Shape shape = qr_graph_shape(p, q, tree);
   const ChunkCapacity capacity = chunk_capacity(shape, count_edges(shape), chunk_tasks);
-  return qr_dag_arrays_bytes(shape) + taskgraph::chunk_buffer_bytes(capacity.tasks, capacity.edges);
+  return qr_dag_arrays_bytes(shape, priority_classes) + taskgraph::chunk_buffer_bytes(capacity.tasks, capacity.edges);
 }
 
-uint64_t qr_graph_device_bytes(int64_t p, int64_t q, Tree tree, int64_t workers, bool trace) {
+uint64_t qr_graph_device_bytes(int64_t p, int64_t q, Tree tree, int64_t workers, bool trace,
+                               int32_t priority_classes) {
   const qr_dag::Shape shape = qr_graph_shape(p, q, tree);
-  return taskgraph::device_graph_arrays(shape.num_tasks, count_edges(shape), root_count(shape), workers, trace).bytes();
+  const int64_t express = priority_classes > 1 ? shape.num_tasks : 0;
+  return taskgraph::device_graph_arrays(shape.num_tasks, count_edges(shape), root_count(shape), workers, trace,
+                                        express)
+      .bytes();
 }
 
 }  // namespace tiledqr::gpu

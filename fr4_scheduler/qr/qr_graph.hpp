@@ -37,21 +37,31 @@ qr_dag::Shape qr_graph_shape(int64_t p, int64_t q, Tree tree);
 // The factorisation's task graph in the executor's layout, streamed in
 // chunks of at most `chunk_tasks` tasks: task t is the closed form's task t
 // with arguments QrTaskArgs{task, 1} and kind id int(task.kind), run by
-// `team` (every kind of one run has the same team). The predecessor counts
-// and priorities (5 bytes a task) are built here and held by the stream.
-// Throws InputError, before allocating, when the graph has more tasks or
-// edges than the executor's 32-bit ids hold, or its arrays need more than
-// host_memory_limit bytes (0: the machine's physical memory).
+// `team` (every kind of one run has the same team). With priority_classes
+// C > 1 (at most 4) each task also gets the class build_qr_dag_arrays
+// ranks it into by its chain of time, so that ready factor tasks on the
+// longest chains overtake queued updates (scheduler_core.hpp). The
+// predecessor counts and priorities (5 bytes a task, 6 with classes) are
+// built here and held by the stream. Throws InputError, before allocating,
+// when the graph has more tasks or edges than the executor's 32-bit ids
+// hold, or its arrays need more than host_memory_limit bytes (0: the
+// machine's physical memory).
 taskgraph::LayoutStream qr_factor_graph(int64_t p, int64_t q, Tree tree, taskgraph::Team team,
-                                        int32_t chunk_tasks = 1 << 16, uint64_t host_memory_limit = 0);
+                                        int32_t chunk_tasks = 1 << 16, uint64_t host_memory_limit = 0,
+                                        int32_t priority_classes = 1);
 
 // Host bytes the graph takes while a DeviceGraph uploads it: the stream's
 // predecessor counts and priorities and the chunk buffers.
-uint64_t qr_graph_host_bytes(int64_t p, int64_t q, Tree tree, int32_t chunk_tasks = 1 << 16);
+uint64_t qr_graph_host_bytes(int64_t p, int64_t q, Tree tree, int32_t chunk_tasks = 1 << 16,
+                             int32_t priority_classes = 1);
 
 // Device bytes a DeviceGraph of qr_factor_graph(p, q, tree, …) allocates
 // with `workers` warps (taskgraph::device_graph_arrays), computed from the
-// closed form without building anything; valid for any size.
-uint64_t qr_graph_device_bytes(int64_t p, int64_t q, Tree tree, int64_t workers, bool trace);
+// closed form without building anything; valid for any size. With
+// priority_classes > 1 it is an upper bound: the express rings are sized
+// by the tasks of each class, which only the sweep knows, and are counted
+// here as one slot a task.
+uint64_t qr_graph_device_bytes(int64_t p, int64_t q, Tree tree, int64_t workers, bool trace,
+                               int32_t priority_classes = 1);
 
 }  // namespace tiledqr::gpu

@@ -138,8 +138,12 @@ DeviceGraph::DeviceGraph(const LayoutStream& graph, const ExecOptions& options, 
   num_tasks_ = graph.num_tasks;
   num_roots_ = static_cast<int32_t>(graph.roots.size());
   has_block_tasks_ = graph.has_block_tasks;
-  const DeviceGraphArrays sizes =
-      device_graph_arrays(num_tasks_, graph.num_edges, num_roots_, shape_.workers, options_.trace);
+  num_classes_ = graph.num_classes;
+  express_tasks_ = graph.express_tasks;
+  int64_t express_slots = 0;
+  for (const int64_t count : express_tasks_) express_slots += count;
+  const DeviceGraphArrays sizes = device_graph_arrays(num_tasks_, graph.num_edges, num_roots_, shape_.workers,
+                                                      options_.trace, express_slots);
   gpu::ensure_device_memory(double(sizes.bytes()), "the task graph (" + std::to_string(num_tasks_) + " tasks, " +
                                                        std::to_string(graph.num_edges) + " edges)");
   try {
@@ -289,6 +293,12 @@ Status DeviceGraph::launch(const RunParams& params, cudaStream_t stream) {
   p.view.counters = counters_;
   p.view.watch = watch_device_;
   p.view.slot_count = slot_count_;
+  p.view.num_classes = num_classes_;
+  unsigned long long* express = slots_ + (int64_t(num_tasks_) + shape_.workers);  // the rings follow the ticket ring
+  for (int32_t c = 0; c + 1 < num_classes_; ++c) {
+    p.view.express_slots[c] = express;
+    express += express_tasks_[size_t(c)];
+  }
   p.args = args_;
   p.trace = trace_;
   p.warps_per_block = shape_.warps_per_block;

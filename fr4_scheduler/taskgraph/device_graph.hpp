@@ -110,6 +110,8 @@ class DeviceGraph {
   std::string refusal_;  // why a launch cannot be co-resident, if it cannot
   int32_t num_tasks_ = 0;
   int32_t num_roots_ = 0;
+  int32_t num_classes_ = 1;
+  ExpressCounts express_tasks_{};  // the express rings' capacities, after the ticket ring in slots_
   bool has_block_tasks_ = false;
   std::map<int32_t, TaskArgs> pending_args_;  // set_args since the last launch
   std::vector<TaskArgs> staged_args_;         // their values, read by the last launch's copies

@@ -29,12 +29,21 @@ DeviceLayout make_device_layout(const CompiledGraph& graph) {
     out.headers[size_t(t)] =
         make_task_header(graph.kind[size_t(t)], graph.team[size_t(t)], graph.pred_count[size_t(t)],
                          static_cast<int32_t>(begin), static_cast<int32_t>(end - begin),
-                         end > begin ? out.succs[size_t(begin)] : 0u);
+                         end > begin ? out.succs[size_t(begin)] : 0u,
+                         graph.priority_class.empty() ? 0 : graph.priority_class[size_t(t)]);
   }
+  out.num_classes = graph.num_classes;
   out.args = graph.args;
   out.roots = graph.roots;
   out.remaining = graph.pred_count;
   return out;
+}
+
+ExpressCounts express_counts(const DeviceLayout& layout) {
+  ExpressCounts counts{};
+  for (const TaskHeader& h : layout.headers)
+    if (int32_t(h.priority_class) + 1 < layout.num_classes) ++counts[h.priority_class];
+  return counts;
 }
 
 namespace {
@@ -55,6 +64,8 @@ LayoutStream layout_stream(DeviceLayout layout, bool has_block_tasks, int32_t ch
   out.num_edges = static_cast<int64_t>(layout.succs.size());
   out.roots = layout.roots;
   out.has_block_tasks = has_block_tasks;
+  out.num_classes = layout.num_classes;
+  out.express_tasks = express_counts(layout);
   out.chunk_tasks = std::max(std::min(chunk_tasks, out.num_tasks), 1);
   // The chunks are fixed runs of tasks: the edge capacity is their largest edge count.
   for (int32_t first = 0; first < out.num_tasks; first += out.chunk_tasks) {
@@ -89,6 +100,15 @@ ChunkChecker::ChunkChecker(const LayoutStream& stream) : stream_(stream) {
   if (stream.num_edges < 0 || stream.num_edges > max_edges)
     throw GraphError("graph has " + std::to_string(stream.num_edges) +
                      " edges; the executor addresses at most 2^31 - 1");
+  if (stream.num_classes < 1 || stream.num_classes > max_priority_classes)
+    throw GraphError("graph has " + std::to_string(stream.num_classes) + " priority classes; the executor runs 1 .. " +
+                     std::to_string(max_priority_classes));
+  for (int32_t c = 0; c + 1 < max_priority_classes; ++c)
+    if (stream.express_tasks[size_t(c)] < 0 || stream.express_tasks[size_t(c)] > stream.num_tasks ||
+        (c + 1 >= stream.num_classes && stream.express_tasks[size_t(c)] != 0))
+      throw GraphError("graph declares " + std::to_string(stream.express_tasks[size_t(c)]) + " tasks of priority class " +
+                       std::to_string(c) + " (of " + std::to_string(stream.num_classes) + " classes, " +
+                       std::to_string(stream.num_tasks) + " tasks)");
   if (stream.num_tasks > 0 && (stream.chunk_tasks < 1 || stream.chunk_edges < 0 || !stream.produce))
     throw GraphError("layout stream without chunk capacities or a producer");
 }
@@ -113,6 +133,13 @@ void ChunkChecker::check(const LayoutChunk& c) {
     const auto task = [&c, k] { return "task " + std::to_string(c.first_task + k); };  // for messages only
     if (h.team > uint8_t(Team::block) || (h.team == uint8_t(Team::block) && !stream_.has_block_tasks))
       fail(task() + " has team " + std::to_string(h.team) + (stream_.has_block_tasks ? "" : " in a graph of warp tasks"));
+    if (int32_t(h.priority_class) >= stream_.num_classes)
+      fail(task() + " has priority class " + std::to_string(h.priority_class) + " of " +
+           std::to_string(stream_.num_classes));
+    if (int32_t(h.priority_class) + 1 < stream_.num_classes &&
+        ++express_seen_[h.priority_class] > stream_.express_tasks[h.priority_class])
+      fail("more tasks of priority class " + std::to_string(h.priority_class) + " than the " +
+           std::to_string(stream_.express_tasks[h.priority_class]) + " declared");
     if (h.pred_count < 0 || h.succ_count < 0 || h.succ_begin != edge)
       fail(task() + ": successors from " + std::to_string(h.succ_begin) + " (expected " + std::to_string(edge) +
            "), " + std::to_string(h.succ_count) + " of them, " + std::to_string(h.pred_count) + " predecessors");
@@ -137,6 +164,8 @@ void ChunkChecker::finish() const {
                      std::to_string(stream_.num_edges) + " edges");
   for (const int32_t r : stream_.roots)
     if (r < 0 || r >= stream_.num_tasks) throw GraphError("root " + std::to_string(r) + " is not a task of the graph");
+  if (express_seen_ != stream_.express_tasks)
+    throw GraphError("layout stream's tasks per priority class differ from the counts it declared");
 }
 
 uint64_t chunk_buffer_bytes(int32_t chunk_tasks, int64_t chunk_edges) {
@@ -175,6 +204,7 @@ DeviceLayout collect_layout(const LayoutStream& stream) {
     out.succs.insert(out.succs.end(), c.succs, c.succs + c.edge_count);
   });
   out.roots = stream.roots;
+  out.num_classes = stream.num_classes;
   out.remaining.reserve(out.headers.size());
   for (const TaskHeader& h : out.headers) out.remaining.push_back(h.pred_count);
   return out;
@@ -188,13 +218,13 @@ uint64_t DeviceGraphArrays::bytes() const {
 }
 
 DeviceGraphArrays device_graph_arrays(int64_t num_tasks, int64_t num_edges, int64_t num_roots, int64_t workers,
-                                      bool trace) {
+                                      bool trace, int64_t express_slots) {
   DeviceGraphArrays a;
   if (num_tasks == 0) return a;
   a.headers = a.remaining = a.initial_remaining = a.args = num_tasks;
   a.succs = num_edges;
   a.roots = num_roots;
-  a.slots = num_tasks + workers;
+  a.slots = num_tasks + workers + express_slots;
   a.run_counters = 1;
   a.trace = trace ? num_tasks : 0;
   return a;

@@ -5,6 +5,7 @@
 // CPU tests run on it.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <vector>
@@ -18,12 +19,14 @@ namespace tiledqr::taskgraph {
 // Most successor entries in one graph: headers address them with int32.
 constexpr int64_t max_edges = 0x7fffffff;
 
-// A task's header; `first_succ` is its first successor entry (0 when it has none).
+// A task's header; `first_succ` is its first successor entry (0 when it
+// has none), `priority_class` the ring it is pushed to (scheduler_core.hpp).
 inline TaskHeader make_task_header(int32_t kind, Team team, int32_t pred_count, int32_t succ_begin,
-                                   int32_t succ_count, uint32_t first_succ) {
+                                   int32_t succ_count, uint32_t first_succ, int32_t priority_class = 0) {
   TaskHeader h{};
   h.kind = static_cast<uint16_t>(kind);
   h.team = static_cast<uint8_t>(team);
+  h.priority_class = static_cast<uint8_t>(priority_class);
   h.pred_count = pred_count;
   h.succ_begin = succ_begin;
   h.succ_count = succ_count;
@@ -37,8 +40,13 @@ inline uint32_t successor_entry(int32_t task, int32_t pred_count) {
   return static_cast<uint32_t>(task) | (pred_count == 1 ? single_predecessor_bit : 0u);
 }
 
+// Tasks of each priority class but the last (which uses the ticket ring):
+// the capacities of the express rings.
+using ExpressCounts = std::array<int64_t, max_priority_classes - 1>;
+
 // Host vectors in the device layout (also what the CPU tests run on).
 struct DeviceLayout {
+  int32_t num_classes = 1;          // each header's priority_class is below it
   std::vector<TaskHeader> headers;
   std::vector<TaskArgs> args;
   std::vector<uint32_t> succs;  // task id | single_predecessor_bit
@@ -49,6 +57,9 @@ struct DeviceLayout {
 // Lays `graph` out for the scheduler core. Throws GraphError when the graph
 // has more edges than 32-bit offsets can address.
 DeviceLayout make_device_layout(const CompiledGraph& graph);
+
+// The express ring capacities of `layout`, from its headers.
+ExpressCounts express_counts(const DeviceLayout& layout);
 
 // One chunk of a graph handed over in the device layout: tasks
 // [first_task, first_task + task_count) and their successor entries
@@ -76,6 +87,8 @@ struct LayoutStream {
   int64_t num_edges = 0;
   std::vector<int32_t> roots;
   bool has_block_tasks = false;
+  int32_t num_classes = 1;        // 1 … max_priority_classes; the headers' classes are below it
+  ExpressCounts express_tasks{};  // tasks of classes 0 … num_classes − 2 (checked by ChunkChecker)
   int32_t chunk_tasks = 0;  // capacity of a chunk's headers and args
   int64_t chunk_edges = 0;  // capacity of a chunk's successor entries
   // Fills `buffers` (pointers to the capacities above; the consumer owns
@@ -96,13 +109,15 @@ class ChunkChecker {
   // The chunk follows the previous one and is consistent: capacities,
   // successor ranges, task ids, teams.
   void check(const LayoutChunk& chunk);
-  // Every task and edge came, and the roots are tasks of the graph.
+  // Every task and edge came, the roots are tasks of the graph, and the
+  // classes have the stream's express_tasks.
   void finish() const;
 
  private:
   const LayoutStream& stream_;
   int32_t next_task_ = 0;
   int64_t next_edge_ = 0;
+  ExpressCounts express_seen_{};
 };
 
 // What every consumer of a stream does: runs it through `buffers`
@@ -130,12 +145,13 @@ struct DeviceGraphArrays {
   int64_t remaining = 0;         // int32_t: this run's counters
   int64_t initial_remaining = 0; // int32_t: the counters' start values, copied in between runs
   int64_t args = 0;              // TaskArgs
-  int64_t slots = 0;             // unsigned long long: the ready ring, num_tasks + workers
+  int64_t slots = 0;             // unsigned long long: the ticket ring, num_tasks + workers, then the express rings'
   int64_t run_counters = 0;      // RunCounters
   int64_t trace = 0;             // TraceEvent when tracing
   uint64_t bytes() const;
 };
+// `express_slots` is the sum of the stream's express_tasks.
 DeviceGraphArrays device_graph_arrays(int64_t num_tasks, int64_t num_edges, int64_t num_roots, int64_t workers,
-                                      bool trace);
+                                      bool trace, int64_t express_slots = 0);
 
 }  // namespace tiledqr::taskgraph

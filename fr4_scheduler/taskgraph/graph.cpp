@@ -9,6 +9,7 @@
 #include <unordered_map>
 
 #include "errors.hpp"
+#include "scheduler_core.hpp"
 
 namespace tiledqr::taskgraph {
 
@@ -105,6 +106,13 @@ TaskHandle Graph::add_task(int32_t kind, const TaskArgs& args) {
   kind_.push_back(kind);
   args_.push_back(args);
   return TaskHandle(this, size() - 1);
+}
+
+void Graph::set_priority_classes(int32_t count) {
+  if (count < 1 || count > max_priority_classes)
+    throw GraphError("priority classes must be 1 .. " + std::to_string(max_priority_classes) + ", got " +
+                     std::to_string(count));
+  priority_classes_ = count;
 }
 
 void Graph::add_edge(int32_t before, int32_t after) { stated_edges_.emplace_back(before, after); }
@@ -285,6 +293,15 @@ CompiledGraph Graph::compile() const {
   for (int32_t t = 0; t < n; ++t)
     if (g.pred_count[size_t(t)] == 0) g.roots.push_back(t);
   std::sort(g.roots.begin(), g.roots.end(), by_priority);
+
+  // Priority classes: buckets of (top − priority) / top, the most urgent first.
+  g.num_classes = priority_classes_;
+  g.priority_class.assign(size_t(n), 0);
+  const int64_t top = n > 0 ? *std::max_element(g.priority.begin(), g.priority.end()) : 1;
+  for (int32_t t = 0; t < n; ++t) {
+    const int64_t bucket = int64_t(g.num_classes) * (top - g.priority[size_t(t)]) / top;
+    g.priority_class[size_t(t)] = static_cast<uint8_t>(std::min<int64_t>(bucket, g.num_classes - 1));
+  }
   return g;
 }
 

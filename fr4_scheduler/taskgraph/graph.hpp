@@ -97,6 +97,8 @@ struct CompiledGraph {
   std::vector<int32_t> pred_count;    // predecessors per task
   std::vector<int32_t> priority;      // tasks on the longest path from t to a sink, t included
   std::vector<int32_t> roots;         // tasks without predecessors
+  int32_t num_classes = 1;            // priority classes (Graph::set_priority_classes)
+  std::vector<uint8_t> priority_class;  // per task: 0 (most urgent) … num_classes − 1
   std::vector<std::string> kind_names;            // by kind id
   std::unordered_map<int32_t, std::string> names;  // tasks given a name
 
@@ -140,6 +142,14 @@ class Graph {
   // The task's name, or "<kind name>#<id>" when it has none.
   std::string task_name(int32_t id) const;
 
+  // Ranks the tasks into `count` priority classes (1 … 4; default 1) by
+  // critical path: of the longest priority `top`, a task of priority p
+  // joins class ⌊count·(top − p)/top⌋. A ready task of a lower class runs
+  // before those of higher classes queued earlier (scheduler_core.hpp).
+  // Throws GraphError for a count outside 1 … 4.
+  //   g.set_priority_classes(4);
+  void set_priority_classes(int32_t count);
+
   // Writes the graph (stated and inferred edges) in Graphviz DOT. Works on
   // graphs compile() would reject, to show what is wrong.
   //   g.dump(std::cout);
@@ -175,6 +185,7 @@ class Graph {
   std::vector<std::pair<int32_t, int32_t>> stated_edges_;
   std::vector<Access> accesses_;
   std::vector<std::string> problems_;  // dangling handles, reported by compile()
+  int32_t priority_classes_ = 1;
 };
 
 }  // namespace tiledqr::taskgraph

@@ -20,10 +20,28 @@
 // critical-path priority) itself, and pushes the rest: a chain runs on one
 // worker without a queue round trip.
 //
+// Priority classes (docs/design.md §9): a graph may rank its tasks into
+// num_classes classes (0 most urgent, at most max_priority_classes), so
+// that a ready task on a long chain (a QR panel task) goes ahead of the
+// less urgent tasks queued before it. Class
+// num_classes − 1 uses the ticket ring above, unchanged. Each class c below
+// it has an express ring: one counter word (pops in its upper 32 bits,
+// pushes in its lower 32) and its own slots, tagged with the epoch as the
+// ticket ring's are. A push claims its positions with one fetch_add on the
+// word and then fills the slots; a pop is a try-pop: while pops < pushes,
+// a CAS adds one pop, and the winner waits for its slot to be filled. One
+// word, not a head and a tail, because an idle worker then learns with a
+// single load whether the ring holds a task, and a pop can never overshoot
+// the pushes. A worker looks at the express rings, in class order, before
+// it draws a ticket and in every round of its wait on one; a worker that
+// takes an express task keeps its ticket and comes back to it. With one
+// class there are no express rings and the code paths are today's.
+//
 // Termination: completions are counted per worker and added to one counter
 // only when the worker idles (or every flush_interval tasks). The worker
 // whose addition reaches num_tasks pushes one exit marker per worker; each
 // worker holds exactly one unfilled ticket at the end, so each gets one.
+// The express rings are empty by then: every task pushed to one has run.
 //
 // Stalls and the host: memory the host maps is reached over PCIe, and a
 // few thousand warps reading it often clog every SM's memory pipeline, so
@@ -59,6 +77,9 @@ constexpr int32_t signal_abort = -4;       // the host watchdog ended the run
 // Set on a successor entry whose task has exactly one predecessor.
 constexpr uint32_t single_predecessor_bit = 0x80000000u;
 
+// Most priority classes a graph may have; class 0 is the most urgent.
+constexpr int32_t max_priority_classes = 4;
+
 // Completions a busy worker may hold back before adding them to the counter.
 constexpr uint32_t flush_interval = 64;
 // At most one read of the host's abort flag and one write of its progress
@@ -76,8 +97,8 @@ constexpr int32_t channel_closed = -2;  // the block is leaving after an abort
 // next header), not two (its successor list, then the next header).
 struct alignas(8) TaskHeader {
   uint16_t kind;
-  uint8_t team;  // Team: 0 warp, 1 block
-  uint8_t unused;
+  uint8_t team;            // Team: 0 warp, 1 block
+  uint8_t priority_class;  // 0 … num_classes − 1: the ring the task is pushed to
   int32_t pred_count;
   int32_t succ_begin;  // into SchedulerView::succs
   int32_t succ_count;
@@ -85,7 +106,7 @@ struct alignas(8) TaskHeader {
   uint32_t unused2;
 };
 
-// One counter on its own 128-byte line, so the three do not share a line.
+// One counter on its own 128-byte line, so no two share a line.
 struct alignas(128) LineCounter {
   unsigned long long value;
 };
@@ -97,6 +118,8 @@ struct RunCounters {  // zeroed before each run
   LineCounter abort;           // nonzero: the host asked the run to stop
   LineCounter abort_stamp;     // clock_ns() of the last read of the host's flag
   LineCounter progress_stamp;  // clock_ns() of the last write of the host's progress
+  // Per express ring c: pops << 32 | pushes; push p fills express_slots[c][p].
+  LineCounter express[max_priority_classes - 1];
 };
 
 // In host-mapped memory: the watchdog's window into a run.
@@ -124,7 +147,10 @@ struct SchedulerView {
   unsigned long long* slots = nullptr;  // (slot_count): epoch << 32 | task id
   RunCounters* counters = nullptr;
   Watch* watch = nullptr;
-  int64_t slot_count = 0;               // num_tasks + num_workers
+  int64_t slot_count = 0;               // num_tasks + num_workers, then the express rings'
+  int32_t num_classes = 1;              // 1 … max_priority_classes
+  // Express ring c < num_classes − 1: (tasks of class c), epoch << 32 | task id.
+  unsigned long long* express_slots[max_priority_classes - 1] = {};
 };
 
 // A worker's private state; on the device lane 0's copy is the one used.
@@ -300,10 +326,47 @@ TILEDQR_HOST_DEVICE inline bool block_task_pending(const BlockChannel* channel) 
   return slot.load(cuda::std::memory_order_acquire) >= 0;
 }
 
+// The oldest task of express ring `c`, or no_task when it holds none.
+TILEDQR_HOST_DEVICE inline int32_t take_express(const SchedulerView& v, int c) {
+  DeviceAtomic<unsigned long long> ring(v.counters->express[c].value);
+  unsigned long long state = ring.load(cuda::std::memory_order_relaxed);
+  for (;;) {
+    if ((state >> 32) >= (state & 0xffffffffull)) return no_task;
+    // On failure `state` is reloaded, and the loop looks again.
+    if (ring.compare_exchange_weak(state, state + (1ull << 32), cuda::std::memory_order_relaxed)) break;
+  }
+  // The position is ours; its pusher has claimed it and stores it next.
+  DeviceAtomic<unsigned long long> slot(v.express_slots[c][state >> 32]);
+  for (int round = 0;; ++round) {
+    const unsigned long long value = slot.load(cuda::std::memory_order_relaxed);
+    if (static_cast<uint32_t>(value >> 32) == v.epoch) {
+      cuda::atomic_thread_fence(cuda::std::memory_order_acquire, cuda::thread_scope_device);
+      return static_cast<int32_t>(static_cast<uint32_t>(value));
+    }
+    idle_pause(round, 0, 0);
+  }
+}
+
+// The oldest task of the most urgent nonempty express ring, or no_task.
+TILEDQR_HOST_DEVICE inline int32_t take_urgent_task(const SchedulerView& v) {
+  for (int c = 0; c + 1 < v.num_classes; ++c) {
+    const int32_t task = take_express(v, c);
+    if (task != no_task) return task;
+  }
+  return no_task;
+}
+
 // The next task of this worker, or a signal. Keeps its ticket across
-// signal_push_exits and signal_join_block, so calling again resumes the wait.
+// signal_push_exits and signal_join_block, and while it runs a task taken
+// from an express ring, so calling again resumes the wait.
 TILEDQR_HOST_DEVICE inline int32_t acquire_task(const SchedulerView& v, WorkerState& w,
                                                 BlockChannel* channel, bool has_block_tasks) {
+  if (v.num_classes > 1) {
+    // Express tasks return before the flush below: flush here too.
+    if (w.unflushed >= flush_interval && flush_completions(v, w)) return signal_push_exits;
+    const int32_t urgent = take_urgent_task(v);
+    if (urgent != no_task) return urgent;
+  }
   if (!w.holds_ticket) {
     DeviceAtomic<unsigned long long> head(v.counters->head.value);
     w.ticket = head.fetch_add(1, cuda::std::memory_order_relaxed);
@@ -320,6 +383,10 @@ TILEDQR_HOST_DEVICE inline int32_t acquire_task(const SchedulerView& v, WorkerSt
   long long queue_distance = 0;
   int quiet_looks = 0;
   for (int round = 0;; ++round) {
+    if (v.num_classes > 1 && round > 0) {  // round 0 follows the look above
+      const int32_t urgent = take_urgent_task(v);
+      if (urgent != no_task) return urgent;
+    }
     // A worker far back in a quiet queue skips its slot: a push claims its
     // position on tail before it fills the slot, so the slot stays empty
     // until tail passes it — and the tail read below notices that first.
@@ -364,9 +431,32 @@ TILEDQR_HOST_DEVICE inline void push_exit_markers(const SchedulerView& v) {
   }
 }
 
+// Pushes the successor of every lane in `lanes` (this lane's is `task`
+// when `mine`) onto one ring: its counter word `tail` (the lower 32 bits
+// count the pushes when `packed`, as express rings do) and its slots,
+// where push p fills slots[p].
+TILEDQR_HOST_DEVICE inline void push_lanes(const SchedulerView& v, unsigned long long& tail_word,
+                                           unsigned long long* slots, bool packed, uint32_t lanes,
+                                           bool mine, int32_t task) {
+  const int lane = lane_index();
+  unsigned long long position = 0;
+  if (lane == 0) {
+    DeviceAtomic<unsigned long long> tail(tail_word);
+    position = tail.fetch_add(static_cast<unsigned long long>(lanes_in(lanes)), cuda::std::memory_order_relaxed);
+    if (packed) position &= 0xffffffffull;
+  }
+  position = from_lane(position, 0);
+  if (mine) {
+    const uint32_t below = lanes & ((1u << lane) - 1u);
+    DeviceAtomic<unsigned long long> slot(slots[position + static_cast<unsigned long long>(lanes_in(below))]);
+    slot.store(slot_value(v.epoch, task), cuda::std::memory_order_release);
+  }
+}
+
 // Called by every lane after the task's work (and a lane barrier): releases
 // its successors. Returns, on every lane, the successor this worker runs
-// next (no_task if none became ready); the others are pushed.
+// next (no_task if none became ready); the others are pushed, each onto
+// the ring of its class (one fetch_add per class that has any).
 TILEDQR_HOST_DEVICE inline int32_t finish_task(const SchedulerView& v, WorkerState& w,
                                                const TaskHeader& header) {
   int32_t continuation = no_task;
@@ -391,18 +481,21 @@ TILEDQR_HOST_DEVICE inline int32_t finish_task(const SchedulerView& v, WorkerSta
       if (lane == first) ready = false;
       if (ready_lanes == 0) continue;
     }
-    unsigned long long position = 0;
-    if (lane == 0) {
-      DeviceAtomic<unsigned long long> tail(v.counters->tail.value);
-      position = tail.fetch_add(static_cast<unsigned long long>(lanes_in(ready_lanes)),
-                                cuda::std::memory_order_relaxed);
+    if (v.num_classes == 1) {
+      push_lanes(v, v.counters->tail.value, v.slots + v.num_roots, false, ready_lanes, ready, successor);
+      continue;
     }
-    position = from_lane(position, 0) + static_cast<unsigned long long>(v.num_roots);
-    if (ready) {
-      const uint32_t below = ready_lanes & ((1u << lane) - 1u);
-      DeviceAtomic<unsigned long long> slot(v.slots[position + static_cast<unsigned long long>(lanes_in(below))]);
-      slot.store(slot_value(v.epoch, successor), cuda::std::memory_order_release);
+    // A ready successor's class sits in its header: one more load per push.
+    const int own_class = ready ? static_cast<int>(v.headers[successor].priority_class) : -1;
+    const int last = v.num_classes - 1;
+    for (int c = 0; c < last; ++c) {
+      const uint32_t lanes = lanes_where(own_class == c);
+      if (lanes != 0)
+        push_lanes(v, v.counters->express[c].value, v.express_slots[c], true, lanes, own_class == c, successor);
     }
+    const uint32_t lanes = lanes_where(own_class == last);
+    if (lanes != 0)
+      push_lanes(v, v.counters->tail.value, v.slots + v.num_roots, false, lanes, own_class == last, successor);
   }
   if (lane == 0) ++w.unflushed;
   return continuation;

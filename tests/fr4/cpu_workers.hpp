@@ -1,7 +1,9 @@
 // Runs the scheduler core (fr4_scheduler/taskgraph/scheduler_core.hpp) on std::threads:
 // the same queue, counters and termination as the persistent kernel, with
-// each thread a worker of width 1 (its own "block"). The loop below is the
-// kernel's loop (persistent_executor.cuh) without block tasks.
+// each thread a worker of width 1 (its own "block"), and the express rings
+// of the layout's priority classes after the ticket ring's slots, as
+// DeviceGraph lays them out. The loop below is the kernel's loop
+// (persistent_executor.cuh) without block tasks.
 #pragma once
 
 #include <cstdint>
@@ -17,8 +19,8 @@ namespace tiledqr::taskgraph::testing {
 class CpuScheduler {
  public:
   explicit CpuScheduler(const DeviceLayout& layout, int workers)
-      : layout_(layout), workers_(workers),
-        slots_(layout.headers.size() + size_t(workers), 0ull),
+      : layout_(layout), workers_(workers), express_tasks_(express_counts(layout)),
+        slots_(layout.headers.size() + size_t(workers) + express_slot_count(express_tasks_), 0ull),
         remaining_(layout.remaining) {}
 
   // Runs every task once on `workers_` threads; body(task, worker) is the
@@ -64,7 +66,19 @@ class CpuScheduler {
     v.counters = &counters_;
     v.watch = &watch_;
     v.slot_count = static_cast<int64_t>(slots_.size());
+    v.num_classes = layout_.num_classes;
+    unsigned long long* express = slots_.data() + layout_.headers.size() + size_t(workers_);
+    for (int32_t c = 0; c + 1 < layout_.num_classes; ++c) {
+      v.express_slots[c] = express;
+      express += express_tasks_[size_t(c)];
+    }
     return v;
+  }
+
+  static size_t express_slot_count(const ExpressCounts& counts) {
+    size_t total = 0;
+    for (const int64_t c : counts) total += size_t(c);
+    return total;
   }
 
   // True when the worker left through an exit marker, false on an abort.
@@ -95,6 +109,7 @@ class CpuScheduler {
 
   const DeviceLayout& layout_;
   int workers_;
+  ExpressCounts express_tasks_;
   std::vector<unsigned long long> slots_;
   std::vector<int32_t> remaining_;
   RunCounters counters_{};

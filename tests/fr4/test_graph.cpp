@@ -333,14 +333,19 @@ TEST(Fr4Layout, BrokenStreamsRefused) {
 
 // Pass rule: the device arrays of a graph are its headers, arguments, two
 // counter arrays and successor entries, the roots, a ready slot per task
-// and per worker, one RunCounters and the trace if asked: bytes() adds up
-// exactly those (88 bytes a task, 4 an edge and a root, 8 a worker, 768,
-// and 24 a task of trace); an empty graph allocates nothing.
+// and per worker, one per express ring entry, one RunCounters (its lines:
+// six, and one per express ring of the most priority classes) and the
+// trace if asked: bytes() adds up exactly those (88 bytes a task, 4 an edge
+// and a root, 8 a worker and an express entry, 128 a line, and 24 a task
+// of trace); an empty graph allocates nothing.
 TEST(Fr4Layout, DeviceGraphBytes) {
+  const uint64_t counters = (6 + max_priority_classes - 1) * 128;
+  EXPECT_EQ(sizeof(RunCounters), counters);
   const DeviceGraphArrays a = device_graph_arrays(1000, 2500, 3, 64, false);
   EXPECT_EQ(a.slots, 1064);
-  EXPECT_EQ(a.bytes(), uint64_t(1000 * (24 + 48 + 4 + 4 + 8) + 2500 * 4 + 3 * 4 + 64 * 8 + 6 * 128));
+  EXPECT_EQ(a.bytes(), uint64_t(1000 * (24 + 48 + 4 + 4 + 8) + 2500 * 4 + 3 * 4 + 64 * 8) + counters);
   EXPECT_EQ(device_graph_arrays(1000, 2500, 3, 64, true).bytes(), a.bytes() + 1000 * 24);
+  EXPECT_EQ(device_graph_arrays(1000, 2500, 3, 64, false, 700).bytes(), a.bytes() + 700 * 8);
   EXPECT_EQ(device_graph_arrays(0, 0, 0, 64, true).bytes(), 0u);
 }
 

@@ -1,11 +1,17 @@
 // The QR stage's task graph from the closed form (fr4_scheduler/qr/qr_graph.hpp)
 // against the generic path it replaces: build_qr_dag's DAG added to a Graph,
-// compiled and laid out (make_device_layout). Host only (suite fr4, runs in CI).
+// compiled and laid out (make_device_layout); and its priority classes by
+// chain of time, run on the scheduler core's CPU workers. Host only (suite
+// fr4, runs in CI).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <string>
 #include <vector>
+
+#include "cpu_workers.hpp"
 
 #include "dag.hpp"
 #include "errors.hpp"
@@ -44,7 +50,7 @@ std::string difference(const DeviceLayout& want, const DeviceLayout& got) {
   for (size_t t = 0; t < want.headers.size(); ++t) {
     const taskgraph::TaskHeader &a = want.headers[t], &b = got.headers[t];
     if (a.kind != b.kind || a.team != b.team || a.pred_count != b.pred_count || a.succ_begin != b.succ_begin ||
-        a.succ_count != b.succ_count || a.first_succ != b.first_succ || b.unused != 0 || b.unused2 != 0)
+        a.succ_count != b.succ_count || a.first_succ != b.first_succ || b.priority_class != 0 || b.unused2 != 0)
       return "header of task " + std::to_string(t) + ": kind " + std::to_string(b.kind) + ", team " +
              std::to_string(b.team) + ", " + std::to_string(b.pred_count) + " predecessors, successors " +
              std::to_string(b.succ_begin) + " + " + std::to_string(b.succ_count) + "; want kind " +
@@ -89,6 +95,71 @@ TEST(Fr4QrGraph, EqualsTheCompiledGraph) {
           ASSERT_EQ(difference(want, taskgraph::collect_layout(stream)), "");
         }
       }
+}
+
+// Pass rule: with 4 priority classes, for every tree and a few grids, the
+// stream passes the layout checks; apart from the classes its headers are
+// those of one class; each task's class is ⌊4·(top − h)/top⌋ (at most 3) of
+// its chain of time h — factor tasks weigh factor_time_weight, updates 1 —
+// computed here from build_qr_dag's successors; the roots are class 0; and
+// 8 CPU workers run it with every edge respected, twice.
+TEST(Fr4QrGraph, PriorityClassesByChainOfTime) {
+  const int32_t grids[][2] = {{1, 1}, {3, 7}, {7, 3}, {12, 12}, {20, 9}};
+  for (const Tree tree : {Tree::flat, Tree::binary, Tree::greedy, Tree::hierarchical})
+    for (const auto& grid : grids) {
+      const int32_t p = grid[0], q = grid[1];
+      SCOPED_TRACE(std::to_string(p) + " x " + std::to_string(q) + " tiles, " + tree_name(tree) + " tree");
+      const Dag dag = build_qr_dag(p, q, tree);
+      std::vector<int64_t> chain(size_t(dag.num_tasks()), 0);
+      for (int32_t t = dag.num_tasks() - 1; t >= 0; --t) {  // successors have larger ids
+        int64_t longest = 0;
+        for (int64_t e = dag.succ_offsets[size_t(t)]; e < dag.succ_offsets[size_t(t) + 1]; ++e)
+          longest = std::max(longest, chain[size_t(dag.succs[size_t(e)])]);
+        chain[size_t(t)] = longest + (is_factorization(dag.tasks[size_t(t)].kind) ? factor_time_weight : 1);
+      }
+      const int64_t top = *std::max_element(chain.begin(), chain.end());
+
+      const DeviceLayout one = taskgraph::collect_layout(qr_factor_graph(p, q, tree, Team::warp, 5));
+      const taskgraph::LayoutStream stream = qr_factor_graph(p, q, tree, Team::warp, 5, 0, 4);
+      ASSERT_EQ(stream.num_classes, 4);
+      DeviceLayout four = taskgraph::collect_layout(stream);
+      ASSERT_EQ(four.num_classes, 4);
+      int64_t wrong_class = 0;
+      for (int32_t t = 0; t < dag.num_tasks(); ++t) {
+        const int64_t want = std::min<int64_t>(3, 4 * (top - chain[size_t(t)]) / top);
+        if (four.headers[size_t(t)].priority_class != want) ++wrong_class;
+      }
+      EXPECT_EQ(wrong_class, 0) << "tasks whose class is not that of their chain of time";
+      for (const int32_t r : four.roots) EXPECT_EQ(four.headers[size_t(r)].priority_class, 0) << "root " << r;
+      DeviceLayout stripped = four;
+      for (taskgraph::TaskHeader& h : stripped.headers) h.priority_class = 0;
+      EXPECT_EQ(difference(one, stripped), "");
+      int64_t express = 0;
+      for (const int64_t c : stream.express_tasks) express += c;
+      EXPECT_GE(qr_graph_device_bytes(p, q, tree, 1024, false, 4),
+                taskgraph::device_graph_arrays(stream.num_tasks, stream.num_edges, int64_t(stream.roots.size()), 1024,
+                                               false, express)
+                    .bytes());
+
+      taskgraph::testing::CpuScheduler scheduler(four, 8);
+      for (int run = 0; run < 2; ++run) {
+        std::vector<int64_t> start(size_t(dag.num_tasks()), -1), end(size_t(dag.num_tasks()), -1);
+        std::atomic<int64_t> clock{0};
+        ASSERT_TRUE(scheduler.run([&](int32_t t, int32_t) {
+          start[size_t(t)] = clock.fetch_add(1);
+          end[size_t(t)] = clock.fetch_add(1);
+        }));
+        int64_t violated = 0, missing = 0;
+        for (int32_t t = 0; t < dag.num_tasks(); ++t) {
+          if (start[size_t(t)] < 0) ++missing;
+          for (int64_t e = dag.succ_offsets[size_t(t)]; e < dag.succ_offsets[size_t(t) + 1]; ++e)
+            if (!(end[size_t(t)] < start[size_t(dag.succs[size_t(e)])])) ++violated;
+        }
+        EXPECT_EQ(missing, 0);
+        EXPECT_EQ(violated, 0);
+        EXPECT_EQ(scheduler.completed(), uint64_t(dag.num_tasks()));
+      }
+    }
 }
 
 // Pass rule: qr_graph_device_bytes, from the closed form alone, is what

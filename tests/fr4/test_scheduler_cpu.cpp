@@ -1,11 +1,15 @@
 // The scheduler core's queue and counters hammered by 8 std::threads
-// (docs/design.md §10: the same code as the GPU's, compiled for the host). Host only
+// (docs/design.md §10: the same code as the GPU's, compiled for the host),
+// with one priority class and with several (express rings). Host only
 // (suite fr4, runs in CI).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <memory>
+#include <random>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -49,13 +53,28 @@ void expect_valid_run(const CompiledGraph& g, const RunRecord& r) {
   EXPECT_EQ(violated, 0) << "edges whose successor started before its predecessor ended";
 }
 
-void run_and_check(const CompiledGraph& g, int workers) {
-  const DeviceLayout layout = make_device_layout(g);
+// Runs `layout` (of `g`) `runs` times, each run checked; the counters
+// must be restored after each.
+void run_layout_and_check(const CompiledGraph& g, const DeviceLayout& layout, int workers, int runs = 1) {
   CpuScheduler scheduler(layout, workers);
-  RunRecord record(g.num_tasks());
-  ASSERT_TRUE(scheduler.run([&](int32_t task, int32_t) { record.body(task); }));
-  expect_valid_run(g, record);
-  EXPECT_EQ(scheduler.completed(), static_cast<unsigned long long>(g.num_tasks()));
+  for (int run = 0; run < runs; ++run) {
+    RunRecord record(g.num_tasks());
+    ASSERT_TRUE(scheduler.run([&](int32_t task, int32_t) { record.body(task); }));
+    expect_valid_run(g, record);
+    EXPECT_EQ(scheduler.completed(), static_cast<unsigned long long>(g.num_tasks())) << "run " << run;
+    ASSERT_EQ(scheduler.remaining(), layout.remaining) << "counters not restored after run " << run;
+  }
+}
+
+void run_and_check(const CompiledGraph& g, int workers) { run_layout_and_check(g, make_device_layout(g), workers); }
+
+// `g`'s layout with `classes` priority classes drawn at random per task.
+DeviceLayout layout_with_random_classes(const CompiledGraph& g, int32_t classes, uint64_t seed) {
+  DeviceLayout layout = make_device_layout(g);
+  layout.num_classes = classes;
+  std::mt19937_64 engine(seed);
+  for (TaskHeader& h : layout.headers) h.priority_class = static_cast<uint8_t>(engine() % uint64_t(classes));
+  return layout;
 }
 
 TEST(Fr4CpuScheduler, RandomLayeredDag100k) {
@@ -187,6 +206,125 @@ TEST(Fr4QueueHammer, ManyShortChains) {
   for (int32_t c = 0; c < chains; ++c)
     for (int32_t k = 1; k < length; ++k) shape.edges.emplace_back(c * length + k - 1, c * length + k);
   run_and_check(graph_of_shape(shape, 1, 0).compile(), 16);
+}
+
+// Pass rule (as the hammers above, for 1 … 4 classes drawn at random per
+// task): every task runs once, every edge is respected, the completed
+// count is the task count, and reruns (new epochs) are valid too.
+TEST(Fr4PriorityClasses, RandomClassesOnRandomDags) {
+  const uint64_t seed = testing::test_seed("RandomClassesOnRandomDags");
+  const CompiledGraph g = graph_of_shape(layered_random_shape(50000, 120, 4, seed), 1, 0).compile();
+  for (int32_t classes = 1; classes <= max_priority_classes; ++classes) {
+    SCOPED_TRACE("classes " + std::to_string(classes));
+    run_layout_and_check(g, layout_with_random_classes(g, classes, seed + uint64_t(classes)), kThreads, 3);
+  }
+}
+
+TEST(Fr4PriorityClasses, RandomClassesOnWideFanOutFanIn) {
+  const uint64_t seed = testing::test_seed("RandomClassesOnWideFanOutFanIn");
+  const int32_t width = 20000;
+  Graph g;
+  g.define_kind(0, "node");
+  struct None {};
+  const int32_t source = g.add(0, None{}).id();
+  const int32_t first = g.size();
+  for (int32_t k = 0; k < width; ++k) g.add_edge(source, g.add(0, None{}).id());
+  const int32_t join = g.add(0, None{}).id();
+  for (int32_t k = 0; k < width; ++k) g.add_edge(first + k, join);
+  const CompiledGraph cg = g.compile();
+  for (int32_t classes = 2; classes <= max_priority_classes; ++classes) {
+    SCOPED_TRACE("classes " + std::to_string(classes));
+    run_layout_and_check(cg, layout_with_random_classes(cg, classes, seed + uint64_t(classes)), kThreads, 4);
+  }
+}
+
+TEST(Fr4PriorityClasses, RandomClassesOnShortChainsAndManyWorkers) {
+  const uint64_t seed = testing::test_seed("RandomClassesOnShortChainsAndManyWorkers");
+  GraphShape shape;
+  const int32_t chains = 3000, length = 6;
+  shape.tasks = chains * length;
+  for (int32_t c = 0; c < chains; ++c)
+    for (int32_t k = 1; k < length; ++k) shape.edges.emplace_back(c * length + k - 1, c * length + k);
+  const CompiledGraph g = graph_of_shape(shape, 1, 0).compile();
+  for (int32_t classes = 2; classes <= max_priority_classes; ++classes) {
+    SCOPED_TRACE("classes " + std::to_string(classes));
+    run_layout_and_check(g, layout_with_random_classes(g, classes, seed + uint64_t(classes)), 16, 2);
+  }
+}
+
+// Pass rule: classes from Graph::set_priority_classes run valid, and a
+// chain's classes fall from 0 at its head to count − 1 at its tail.
+TEST(Fr4PriorityClasses, ClassesFromCriticalPath) {
+  const uint64_t seed = testing::test_seed("ClassesFromCriticalPath");
+  Graph chain = graph_of_shape(chain_shape(8), 1, 0);
+  chain.set_priority_classes(4);
+  const CompiledGraph c = chain.compile();
+  EXPECT_EQ(c.num_classes, 4);
+  EXPECT_EQ(c.priority_class, (std::vector<uint8_t>{0, 0, 1, 1, 2, 2, 3, 3}));
+  EXPECT_EQ(graph_of_shape(chain_shape(8), 1, 0).compile().priority_class, std::vector<uint8_t>(8, 0));
+  EXPECT_THROW(chain.set_priority_classes(0), GraphError);
+  EXPECT_THROW(chain.set_priority_classes(max_priority_classes + 1), GraphError);
+
+  Graph g = graph_of_shape(layered_random_shape(30000, 80, 3, seed), 1, 0);
+  g.set_priority_classes(3);
+  const CompiledGraph cg = g.compile();
+  run_layout_and_check(cg, make_device_layout(cg), kThreads, 3);
+}
+
+// Pass rule: with one worker, a ready task of class c runs before every
+// ready task of a higher class that was queued before it. A chain
+// t_0 → … → t_C runs as continuations (each t_r's longer path is t_r+1),
+// and t_r also releases q_r, of class C − 1 − r: the q_r are queued least
+// urgent first, and must run most urgent first. With one class they run as
+// queued.
+TEST(Fr4PriorityClasses, UrgentTaskOvertakesEarlierQueued) {
+  for (int32_t classes = 2; classes <= max_priority_classes; ++classes) {
+    SCOPED_TRACE("classes " + std::to_string(classes));
+    Graph g;
+    g.define_kind(0, "node");
+    struct None {};
+    std::vector<int32_t> queued;  // q_r by r
+    TaskHandle link = g.add(0, None{});
+    for (int32_t r = 0; r < classes; ++r) {
+      TaskHandle next = g.add(0, None{}), q = g.add(0, None{});
+      link.precede(next, q);
+      queued.push_back(q.id());
+      link = next;
+    }
+    const CompiledGraph cg = g.compile();
+    // The q_r in the order they ran with the classes above, or with one class.
+    const auto q_order = [&](bool with_classes) {
+      DeviceLayout layout = make_device_layout(cg);
+      if (with_classes) {
+        layout.num_classes = classes;
+        for (int32_t r = 0; r < classes; ++r)
+          layout.headers[size_t(queued[size_t(r)])].priority_class = uint8_t(classes - 1 - r);
+      }
+      CpuScheduler scheduler(layout, 1);
+      std::vector<int32_t> ran;
+      EXPECT_TRUE(scheduler.run([&](int32_t task, int32_t) {
+        if (std::find(queued.begin(), queued.end(), task) != queued.end()) ran.push_back(task);
+      }));
+      return ran;
+    };
+    EXPECT_EQ(q_order(true), std::vector<int32_t>(queued.rbegin(), queued.rend()));
+    EXPECT_EQ(q_order(false), queued);
+  }
+}
+
+// Pass rule: a stream whose classes disagree with what it declares is refused.
+TEST(Fr4PriorityClasses, ChunkCheckerRefusesWrongClasses) {
+  const CompiledGraph g = graph_of_shape(chain_shape(10), 1, 0).compile();
+  DeviceLayout layout = layout_with_random_classes(g, 3, 7);
+  EXPECT_NO_THROW(collect_layout(layout_stream(layout, false, 4)));
+  LayoutStream undercounted = layout_stream(layout, false, 4);
+  undercounted.express_tasks[0] += 1;
+  EXPECT_THROW(collect_layout(undercounted), GraphError);
+  LayoutStream too_many = layout_stream(layout, false, 4);
+  too_many.num_classes = max_priority_classes + 1;
+  EXPECT_THROW(collect_layout(too_many), GraphError);
+  layout.headers[3].priority_class = 3;  // of 3 classes
+  EXPECT_THROW(collect_layout(layout_stream(layout, false, 4)), GraphError);
 }
 
 }  // namespace

@@ -45,6 +45,9 @@ struct Options {
   // The task-graph executor (fr4_scheduler/qr/; taskgraph::ExecOptions).
   int warps_per_block = 2;  // warps of each executor block
   int max_blocks = 0;       // 0: every block that fits
+  // Ready queues ranked by each task's chain of time (1 … 4; 1: one FIFO
+  // queue); 0: the executor's choice for the tiles (fr4_qr.hpp).
+  int priority_classes = 0;
 
   int effective_inner_block() const {
     const int ib = inner_block > 0 ? inner_block : 32;

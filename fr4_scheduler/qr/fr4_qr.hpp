@@ -42,13 +42,21 @@ struct Fr4FactorizationState;
 struct Fr4Tiles {
   int tile = 32;
   int inner_block = 0;  // 0 for tile 32 (the warp kernels keep τ, not T)
+  // Priority classes of the factorisation's graph (docs/design.md §9): ready
+  // tasks on the longest chains of time go ahead of those queued before them.
+  int priority_classes = 1;
 };
 
 // The tiles `options` ask for, checked: options.tile 0 takes the choice
 // for the shape and precision (the GPU rows of common/factorization/tile_choice.cpp);
-// inner_block 0 takes 32.
-// Throws InputError for a tile or inner block the kernels do not run.
+// inner_block 0 takes 32; priority_classes 0 takes 4 for the block tiles
+// and 1 for tile 32.
+// Throws InputError for a tile, inner block or class count the kernels or
+// the executor do not run.
 Fr4Tiles fr4_tiles(int64_t m, int64_t n, bool single_precision, const Options& options);
+// The priority classes for `tile`: options.priority_classes, or for 0 the
+// choice above.
+int fr4_priority_classes(int tile, const Options& options);
 // The elimination tree when the caller leaves it open, from the same table:
 // a tree of pairs (binary) for tall matrices (m ≥ 4n), whose tile columns
 // would otherwise be long chains, flat otherwise.

@@ -68,6 +68,7 @@ Fr4Factorization<T>::Fr4Factorization(int64_t m, int64_t n, const Options& optio
   s.options = options;
   s.options.tile = tiles.tile;
   s.options.inner_block = tiles.inner_block;
+  s.options.priority_classes = tiles.priority_classes;
   // Before anything is allocated: fail up front when the GPU cannot hold it all.
   gpu::ensure_device_memory(device_bytes(m, n, s.options),
                             "the task-graph GPU factorisation of a " + std::to_string(m) + " x " + std::to_string(n) + " matrix");
@@ -82,7 +83,7 @@ double Fr4Factorization<T>::device_bytes(int64_t m, int64_t n, const Options& op
   // The warp executor's workers; the block executor has fewer (one a block).
   const int64_t workers = GraphExec<QrKinds<T>>::launch_shape(warp_exec_options<T>(options)).workers;
   return QrStorage<T>::device_bytes(p, q, tiles.tile, tiles.inner_block) +
-         double(qr_graph_device_bytes(p, q, options.tree, workers, options.trace));
+         double(qr_graph_device_bytes(p, q, options.tree, workers, options.trace, tiles.priority_classes));
 }
 
 template <typename T>

@@ -85,9 +85,12 @@ class Fr4Runner {
 template <typename T, class Kinds, class Params>
 class Fr4RunnerOf final : public Fr4Runner<T> {
  public:
-  Fr4RunnerOf(int32_t p, int32_t q, Tree tree, Team team, const ExecOptions& exec)
+  // priority_classes: the factorisation graph's (qr_factor_graph); the
+  // graphs applying Q keep one.
+  Fr4RunnerOf(int32_t p, int32_t q, Tree tree, Team team, int32_t priority_classes, const ExecOptions& exec)
       : p_(p), q_(q), tree_(tree), team_(team), exec_(exec), shape_(qr_graph_shape(p, q, tree)),
-        factor_(std::make_unique<GraphExec<Kinds>>(qr_factor_graph(p, q, tree, team), exec)) {}
+        factor_(std::make_unique<GraphExec<Kinds>>(qr_factor_graph(p, q, tree, team, 1 << 16, 0, priority_classes),
+                                                   exec)) {}
 
   Status launch(const QrStorage<T>& storage, cudaStream_t stream) override {
     return factor_->launch(params(storage, storage.tiles.get()), stream);
@@ -134,8 +137,8 @@ ExecOptions warp_exec_options(const Options& options) {
 
 template <typename T>
 std::unique_ptr<Fr4Runner<T>> make_warp_runner(int32_t p, int32_t q, const Options& options) {
-  return std::make_unique<Fr4RunnerOf<T, QrKinds<T>, QrRunParams<T>>>(p, q, options.tree, Team::warp,
-                                                                     warp_exec_options<T>(options));
+  return std::make_unique<Fr4RunnerOf<T, QrKinds<T>, QrRunParams<T>>>(
+      p, q, options.tree, Team::warp, options.priority_classes, warp_exec_options<T>(options));
 }
 
 // The block kinds of tile NB and inner block IB; defined where

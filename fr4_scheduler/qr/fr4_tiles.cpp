@@ -1,5 +1,5 @@
-// The tiles the task-graph QR runs for a shape: the choice for tile 0 and
-// the checks of an explicit tile and inner block (fr4_qr.hpp).
+// The tiles the task-graph QR runs for a shape: the choice for tile 0, the
+// checks of an explicit tile and inner block, and the priority classes (fr4_qr.hpp).
 #include <string>
 
 #include "errors.hpp"
@@ -17,13 +17,8 @@ TileChoice gpu_choice(int64_t m, int64_t n, bool single_precision) {
   return choose_tile({TileTarget::gpu, m, n, precision, 1, std::string(), 1});
 }
 
-}  // namespace
-
-Tree fr4_tree_choice(int64_t m, int64_t n, bool single_precision) {
-  return gpu_choice(m, n, single_precision).tree;
-}
-
-Fr4Tiles fr4_tiles(int64_t m, int64_t n, bool single_precision, const Options& options) {
+// The tiles and inner block alone (fr4_tiles adds the priority classes).
+Fr4Tiles chosen_tiles(int64_t m, int64_t n, bool single_precision, const Options& options) {
   if (options.tile == 0) {
     const TileChoice c = gpu_choice(m, n, single_precision);
     return c.tile == 32 ? Fr4Tiles{32, 0} : Fr4Tiles{c.tile, c.inner_block};
@@ -46,6 +41,27 @@ Fr4Tiles fr4_tiles(int64_t m, int64_t n, bool single_precision, const Options& o
     throw InputError("tile 256 takes an inner block of 16 or 32 (a block's shared memory holds no more); got " +
                      std::to_string(inner));
   return Fr4Tiles{tile, inner};
+}
+
+
+}  // namespace
+
+Tree fr4_tree_choice(int64_t m, int64_t n, bool single_precision) {
+  return gpu_choice(m, n, single_precision).tree;
+}
+
+Fr4Tiles fr4_tiles(int64_t m, int64_t n, bool single_precision, const Options& options) {
+  if (options.priority_classes < 0 || options.priority_classes > 4)
+    throw InputError("the task-graph GPU factorisation ranks ready tasks into 1 to 4 priority classes (or 0: "
+                     "chosen for the tiles); got " + std::to_string(options.priority_classes));
+  Fr4Tiles t = chosen_tiles(m, n, single_precision, options);
+  t.priority_classes = fr4_priority_classes(t.tile, options);
+  return t;
+}
+
+int fr4_priority_classes(int tile, const Options& options) {
+  if (options.priority_classes != 0) return options.priority_classes;
+  return tile == 32 ? 1 : 4;
 }
 
 }  // namespace tiledqr::gpu

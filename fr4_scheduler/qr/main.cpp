@@ -56,7 +56,9 @@ int main(int argc, char** argv) {
     const int32_t p = tile_count(m, options.tile), q = tile_count(n, options.tile);
     const double tasks = double(gpu::qr_graph_shape(p, q, options.tree).num_tasks);
     const double trace = options.trace ? tasks * double(sizeof(taskgraph::TraceEvent) + 2 * sizeof(TaskRecord)) : 0;
-    return double(gpu::qr_graph_host_bytes(p, q, options.tree)) + trace;
+    return double(gpu::qr_graph_host_bytes(p, q, options.tree, 1 << 16,
+                                           gpu::fr4_priority_classes(options.tile, options))) +
+           trace;
   };
   return gpu::gpu_stage_main(argc, argv, "fr4_scheduler",
                              "Tiled QR factorisation as a task graph on the generic GPU scheduler (any tree)",

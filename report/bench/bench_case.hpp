@@ -26,6 +26,7 @@ struct BenchCase {
   int threads = 1;                // CPU stages: workers / OpenBLAS threads
   int executors_per_sm = 1;       // FR3
   double double_task_weight = 1;  // FR3: round-robin weight of tsqrt/tsmqr (the library default)
+  int priority_classes = 0;       // FR4: ready-queue classes, 1 … 4 (0: the library's choice)
   int warmup = 1;
   int repeats = 5;
   uint64_t seed = 42;

@@ -71,6 +71,7 @@ std::string describe(const BenchCase& c) {
   if (c.stage == "fr2" || c.stage == "fr4") text << ' ' << c.tree;
   if (c.stage == "fr2" || c.stage == "lapack") text << " threads " << c.threads;
   if (c.stage == "fr3") text << " executors/SM " << c.executors_per_sm << " weight " << c.double_task_weight;
+  if (c.stage == "fr4" && c.priority_classes != 0) text << " classes " << c.priority_classes;
   return text.str();
 }
 
@@ -128,6 +129,7 @@ void normalize(BenchCase& c) {
     c.tile = 0;
   }
   if (c.stage == "fr3") c.tree = "flat";
+  if (c.stage != "fr4") c.priority_classes = 0;
   if (c.stage != "fr3") {
     c.executors_per_sm = 0;
     c.double_task_weight = 0;
@@ -186,7 +188,7 @@ int bench_main(int argc, char** argv) {
   std::string preset, stage_list, shape_list, out = "bench.csv", precision_list = "double";
   std::string backend_list = "lapack", tree_list = "flat", thread_list = "1", tile_list = "32";
   std::string executor_list = "1", weight_list = "1";
-  int warmup = 1, repeats = 10, inner_block = 0;
+  int warmup = 1, repeats = 10, inner_block = 0, priority_classes = 0;
   double budget = 20, case_limit = 0, check_limit = 0;
   bool resume = false, force = false, no_check = false, list_only = false;
   std::string commit;
@@ -208,6 +210,10 @@ int bench_main(int argc, char** argv) {
   app.add_option("--weights", weight_list, "round-robin weights of tsqrt/tsmqr in fr3 (comma list)");
   const CLI::Validator count = decimal_integer(false);
   app.add_option("--inner-block", inner_block, "inner block of the lapack backend and of fr4's block tiles (0: min(tile, 32))")->transform(count);
+  app.add_option("--priority-classes", priority_classes,
+                 "fr4: rank ready tasks into 1 to 4 classes by chain of time (0: the library's choice; the CSV "
+                 "keeps it in its command line only)")
+      ->check(CLI::Range(0, 4));
   app.add_option("--warmup", warmup, "warm-up runs per case (default 1)")->transform(count);
   app.add_option("--repeats", repeats, "timed runs per case at most (default 10)")->transform(count);
   app.add_option("--budget", budget, "seconds of timed runs per case at most (default 20)")
@@ -273,6 +279,7 @@ int bench_main(int argc, char** argv) {
                         run.backend = backend;
                         run.executors_per_sm = executor_count;
                         run.double_task_weight = weight;
+                        run.priority_classes = priority_classes;
                         cases.push_back(run);
                       }
         }

@@ -1,6 +1,6 @@
 // FR4 for the benchmark driver: the tiled QR task graph of c.tree on the
-// generic scheduler, with tile c.tile (0: chosen for the shape) and inner
-// block c.inner_block. The matrix is already on the device; a
+// generic scheduler, with tile c.tile (0: chosen for the shape), inner
+// block c.inner_block and c.priority_classes. The matrix is already on the device; a
 // pair of CUDA events brackets each factor call's device work (the layout
 // conversion and the scheduler's run) — the same bracket cuSOLVER's geqrf
 // gets. Planning (building and uploading the task graph, allocating) is
@@ -27,7 +27,7 @@ template <typename T>
 struct CachedPlan {
   int64_t m = 0, n = 0;
   Tree tree = Tree::flat;
-  int tile = 0, inner_block = 0;
+  int tile = 0, inner_block = 0, priority_classes = 0;
   std::unique_ptr<gpu::Fr4Factorization<T>> qr;
 };
 
@@ -35,18 +35,20 @@ template <typename T>
 gpu::Fr4Factorization<T>& plan_for(const BenchCase& c, Tree tree) {
   static CachedPlan<T> cache;
   if (!cache.qr || cache.m != c.m || cache.n != c.n || cache.tree != tree || cache.tile != c.tile ||
-      cache.inner_block != c.inner_block) {
+      cache.inner_block != c.inner_block || cache.priority_classes != c.priority_classes) {
     cache.qr.reset();  // free the old plan's device memory first
     Options options;
     options.tree = tree;
     options.tile = c.tile;  // 0: chosen for the shape
     options.inner_block = c.inner_block;
+    options.priority_classes = c.priority_classes;
     cache.qr = std::make_unique<gpu::Fr4Factorization<T>>(c.m, c.n, options);
     cache.m = c.m;
     cache.n = c.n;
     cache.tree = tree;
     cache.tile = c.tile;
     cache.inner_block = c.inner_block;
+    cache.priority_classes = c.priority_classes;
   }
   return *cache.qr;
 }

@@ -150,6 +150,24 @@ TEST(Fr4QrDeterminism, FiftyRunsBitIdentical) {
       ASSERT_EQ(std::memcmp(again.t_local.data(), first.t_local.data(), first.t_local.size() * sizeof(double)), 0);
       ASSERT_EQ(std::memcmp(again.t_merge.data(), first.t_merge.data(), first.t_merge.size() * sizeof(double)), 0);
     }
+    // Ready tasks ranked into priority classes run in another order, each
+    // tile's updates still in one: the same bits.
+    for (const int classes : {2, 4}) {
+      SCOPED_TRACE("priority classes " + std::to_string(classes));
+      Options ranked = options;
+      ranked.priority_classes = classes;
+      Fr4Factorization<double> other(m, n, ranked);
+      ASSERT_EQ(other.tiles().priority_classes, classes);
+      for (int run = 0; run < 5; ++run) {
+        other.factor(d_a.data, m);
+        const Factorization<double> again = other.download();
+        ASSERT_EQ(std::memcmp(again.tiles.data.data(), first.tiles.data.data(), first.tiles.data.size() * sizeof(double)),
+                  0)
+            << "run " << run;
+        ASSERT_EQ(std::memcmp(again.t_local.data(), first.t_local.data(), first.t_local.size() * sizeof(double)), 0);
+        ASSERT_EQ(std::memcmp(again.t_merge.data(), first.t_merge.data(), first.t_merge.size() * sizeof(double)), 0);
+      }
+    }
   }
 }
 

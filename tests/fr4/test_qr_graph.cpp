@@ -15,6 +15,7 @@
 
 #include "dag.hpp"
 #include "errors.hpp"
+#include "fr4_qr.hpp"
 #include "qr_dag_arrays.hpp"
 #include "qr_graph.hpp"
 #include "taskgraph/device_layout.hpp"
@@ -160,6 +161,31 @@ TEST(Fr4QrGraph, PriorityClassesByChainOfTime) {
         EXPECT_EQ(scheduler.completed(), uint64_t(dag.num_tasks()));
       }
     }
+}
+
+// Pass rule: the task-graph QR ranks its tasks into four classes at the
+// block tiles and one at tile 32 unless told otherwise, keeps a count it
+// is given, and refuses one outside 0 … 4 with an InputError.
+TEST(Fr4QrGraph, PriorityClassesOfTheTiles) {
+  Options options;
+  for (const auto& [tile, classes] : std::vector<std::pair<int, int>>{{32, 1}, {64, 4}, {128, 4}, {256, 4}}) {
+    options.tile = tile;
+    EXPECT_EQ(fr4_tiles(1000, 1000, false, options).priority_classes, classes) << "tile " << tile;
+  }
+  options.tile = 0;  // the choice for the shape: tile 32 at 1000², tile 256 at 16384²
+  EXPECT_EQ(fr4_tiles(1000, 1000, false, options).priority_classes, 1);
+  EXPECT_EQ(fr4_tiles(16384, 16384, true, options).priority_classes, 4);
+  for (const int given : {1, 2, 3, 4}) {
+    options.priority_classes = given;
+    EXPECT_EQ(fr4_tiles(16384, 16384, false, options).priority_classes, given);
+    options.tile = 32;
+    EXPECT_EQ(fr4_tiles(100, 100, false, options).priority_classes, given);
+    options.tile = 0;
+  }
+  for (const int bad : {-1, 5, 255}) {
+    options.priority_classes = bad;
+    EXPECT_THROW(fr4_tiles(100, 100, false, options), InputError) << bad;
+  }
 }
 
 // Pass rule: qr_graph_device_bytes, from the closed form alone, is what

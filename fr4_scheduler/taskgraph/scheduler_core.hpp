@@ -232,14 +232,6 @@ TILEDQR_HOST_DEVICE inline int64_t clock_ns() {
 
 // Workers at most this many pushes from their slot keep polling it closely.
 constexpr long long near_front = 32;
-// A waiting worker looks at the express rings only near the front of the
-// ticket ring (near_front), and only every express_look_rounds rounds:
-// every waiter looks at the same few counter words, and polls of one L2
-// line from hundreds of idle workers delay the pushes to it (measured on
-// an H200: FR4 at tile 64, 8192², 29 % slower when every waiter looked
-// every round). A worker that finishes a task still looks before drawing
-// a ticket.
-constexpr int express_look_rounds = 8;
 
 // Back-off of an idle worker: spin a little, then sleep up to ~1 µs, so
 // thousands of idle warps do not saturate L2 while a busy one pushes. A
@@ -391,8 +383,7 @@ TILEDQR_HOST_DEVICE inline int32_t acquire_task(const SchedulerView& v, WorkerSt
   long long queue_distance = 0;
   int quiet_looks = 0;
   for (int round = 0;; ++round) {
-    // Round 0 follows the look above; queue_distance is first read in round 4.
-    if (v.num_classes > 1 && round % express_look_rounds == 4 && queue_distance <= near_front) {
+    if (v.num_classes > 1 && round > 0) {  // round 0 follows the look above
       const int32_t urgent = take_urgent_task(v);
       if (urgent != no_task) return urgent;
     }

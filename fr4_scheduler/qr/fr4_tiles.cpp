@@ -1,5 +1,6 @@
 // The tiles the task-graph QR runs for a shape: the choice for tile 0, the
 // checks of an explicit tile and inner block, and the priority classes (fr4_qr.hpp).
+#include <algorithm>
 #include <string>
 
 #include "errors.hpp"
@@ -55,13 +56,20 @@ Fr4Tiles fr4_tiles(int64_t m, int64_t n, bool single_precision, const Options& o
     throw InputError("the task-graph GPU factorisation ranks ready tasks into 1 to 4 priority classes (or 0: "
                      "chosen for the tiles); got " + std::to_string(options.priority_classes));
   Fr4Tiles t = chosen_tiles(m, n, single_precision, options);
-  t.priority_classes = fr4_priority_classes(t.tile, options);
+  t.priority_classes = fr4_priority_classes(m, n, t.tile, options);
   return t;
 }
 
-int fr4_priority_classes(int tile, const Options& options) {
+// Measured on an H200 against one class in the same run
+// (report/data/fr4_priority_h200.csv): at tile 256 with the flat tree four
+// classes took 16384² 5.6 % (double) and 4.4 % (float) faster, 32768² 2.4 %
+// slower; 262144 × 1024 with the binary tree 8 % slower; tile 64 at 8192²
+// 29 % slower and tile 32 at 4096² 4.7 times slower (idle workers polling
+// the express rings' counters delay the pushes to them). The boundary lies
+// at the geometric mean of the measured sides.
+int fr4_priority_classes(int64_t m, int64_t n, int tile, const Options& options) {
   if (options.priority_classes != 0) return options.priority_classes;
-  return tile == 32 ? 1 : 4;
+  return tile == 256 && options.tree == Tree::flat && std::max(m, n) <= 23170 ? 4 : 1;
 }
 
 }  // namespace tiledqr::gpu

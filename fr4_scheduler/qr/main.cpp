@@ -57,7 +57,7 @@ int main(int argc, char** argv) {
     const double tasks = double(gpu::qr_graph_shape(p, q, options.tree).num_tasks);
     const double trace = options.trace ? tasks * double(sizeof(taskgraph::TraceEvent) + 2 * sizeof(TaskRecord)) : 0;
     return double(gpu::qr_graph_host_bytes(p, q, options.tree, 1 << 16,
-                                           gpu::fr4_priority_classes(options.tile, options))) +
+                                           gpu::fr4_priority_classes(m, n, options.tile, options))) +
            trace;
   };
   return gpu::gpu_stage_main(argc, argv, "fr4_scheduler",

@@ -163,21 +163,28 @@ TEST(Fr4QrGraph, PriorityClassesByChainOfTime) {
     }
 }
 
-// Pass rule: the task-graph QR ranks its tasks into four classes at the
-// block tiles and one at tile 32 unless told otherwise, keeps a count it
-// is given, and refuses one outside 0 … 4 with an InputError.
+// Pass rule: the task-graph QR ranks its tasks into four classes at tile
+// 256 with the flat tree up to 23170 rows and columns and into one
+// elsewhere unless told otherwise, keeps a count it is given, and refuses
+// one outside 0 … 4 with an InputError.
 TEST(Fr4QrGraph, PriorityClassesOfTheTiles) {
   Options options;
-  for (const auto& [tile, classes] : std::vector<std::pair<int, int>>{{32, 1}, {64, 4}, {128, 4}, {256, 4}}) {
+  for (const auto& [tile, classes] : std::vector<std::pair<int, int>>{{32, 1}, {64, 1}, {128, 1}, {256, 4}}) {
     options.tile = tile;
-    EXPECT_EQ(fr4_tiles(1000, 1000, false, options).priority_classes, classes) << "tile " << tile;
+    EXPECT_EQ(fr4_tiles(16384, 16384, false, options).priority_classes, classes) << "tile " << tile;
   }
+  EXPECT_EQ(fr4_tiles(23170, 1000, false, options).priority_classes, 4);
+  EXPECT_EQ(fr4_tiles(23171, 1000, false, options).priority_classes, 1);
+  EXPECT_EQ(fr4_tiles(32768, 32768, false, options).priority_classes, 1);
+  options.tree = Tree::binary;
+  EXPECT_EQ(fr4_tiles(16384, 16384, false, options).priority_classes, 1);
+  options.tree = Tree::flat;
   options.tile = 0;  // the choice for the shape: tile 32 at 1000², tile 256 at 16384²
   EXPECT_EQ(fr4_tiles(1000, 1000, false, options).priority_classes, 1);
   EXPECT_EQ(fr4_tiles(16384, 16384, true, options).priority_classes, 4);
   for (const int given : {1, 2, 3, 4}) {
     options.priority_classes = given;
-    EXPECT_EQ(fr4_tiles(16384, 16384, false, options).priority_classes, given);
+    EXPECT_EQ(fr4_tiles(32768, 32768, false, options).priority_classes, given);
     options.tile = 32;
     EXPECT_EQ(fr4_tiles(100, 100, false, options).priority_classes, given);
     options.tile = 0;

@@ -64,9 +64,9 @@ Fr4Tiles fr4_tiles(int64_t m, int64_t n, bool single_precision, const Options& o
 // (report/data/fr4_priority_h200.csv): at tile 256 with the flat tree four
 // classes took 16384² 5.6 % (double) and 4.4 % (float) faster, 32768² 2.4 %
 // slower; 262144 × 1024 with the binary tree 8 % slower; tile 64 at 8192²
-// 29 % slower and tile 32 at 4096² 4.7 times slower (idle workers polling
-// the express rings' counters delay the pushes to them). The boundary lies
-// at the geometric mean of the measured sides.
+// 29 % slower and tile 32 at 4096² 4.7 times slower (there many more idle
+// workers poll the express rings' counters: the likely cause, not yet
+// profiled). The boundary lies at the geometric mean of the measured sides.
 int fr4_priority_classes(int64_t m, int64_t n, int tile, const Options& options) {
   if (options.priority_classes != 0) return options.priority_classes;
   return tile == 256 && options.tree == Tree::flat && std::max(m, n) <= 23170 ? 4 : 1;

@@ -21,6 +21,9 @@ struct BlockQrKinds {
   static constexpr bool block_only = true;
   static constexpr int block_threads = Shape::threads;
   static constexpr int blocks_per_sm = Shape::blocks_per_sm;
+  // Elements of a tile's staged copy of a tsqrt factor (the runner allocates
+  // p·q of them for a factorisation; BlockTaskData::staged).
+  static constexpr std::size_t staged_tile_elements = Shape::staged_tile_elements;
   template <class Ctx>
   __device__ static void run(int kind, const TaskArgs& args, Ctx& ctx) {
     const QrTaskArgs a = args.as<QrTaskArgs>();

@@ -15,6 +15,7 @@
 #include "gpu/event_timer.hpp"
 #include "gpu/layout_kernels.cuh"
 #include "gpu/qr_storage.hpp"
+#include "kernels/block/staged_layout.hpp"
 
 namespace tiledqr::gpu {
 
@@ -82,7 +83,11 @@ double Fr4Factorization<T>::device_bytes(int64_t m, int64_t n, const Options& op
   const int64_t p = tile_count(m, tiles.tile), q = tile_count(n, tiles.tile);
   // The warp executor's workers; the block executor has fewer (one a block).
   const int64_t workers = GraphExec<QrKinds<T>>::launch_shape(warp_exec_options<T>(options)).workers;
-  return QrStorage<T>::device_bytes(p, q, tiles.tile, tiles.inner_block) +
+  // The block kinds' runner keeps staged copies of the tsqrt factors.
+  const double staged = tiles.tile == 32 ? 0.0
+                                         : double(p) * double(q) * double(sizeof(T)) *
+                                               double(kernels::block::staged_tile_elements(tiles.tile, tiles.inner_block));
+  return QrStorage<T>::device_bytes(p, q, tiles.tile, tiles.inner_block) + staged +
          double(qr_graph_device_bytes(p, q, options.tree, workers, options.trace, tiles.priority_classes));
 }
 

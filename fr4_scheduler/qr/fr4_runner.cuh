@@ -8,8 +8,10 @@
 #pragma once
 
 #include <algorithm>
+#include <cstddef>
 #include <map>
 #include <memory>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -80,20 +82,37 @@ class Fr4Runner {
   virtual const LaunchShape& shape() const = 0;
 };
 
+namespace qr_detail {
+// Kinds::staged_tile_elements where the kinds have it (the block kinds), else 0.
+template <class Kinds, class = void>
+struct StagedTileElements {
+  static constexpr std::size_t value = 0;
+};
+template <class Kinds>
+struct StagedTileElements<Kinds, std::void_t<decltype(Kinds::staged_tile_elements)>> {
+  static constexpr std::size_t value = Kinds::staged_tile_elements;
+};
+}  // namespace qr_detail
+
 // Fr4Runner for `Kinds`, whose run parameters are Params{tiles, t_local,
-// t_merge, c, p} (the warp and the block binding's task data alike).
+// t_merge, c, p} (the warp and the block binding's task data alike); for
+// kinds with staged copies of their factors (the block kinds) the runner
+// keeps p·q of them, which a factorisation writes and reads (Params::staged).
 template <typename T, class Kinds, class Params>
 class Fr4RunnerOf final : public Fr4Runner<T> {
  public:
   // priority_classes: the factorisation graph's (qr_factor_graph); the
   // graphs applying Q keep one.
   Fr4RunnerOf(int32_t p, int32_t q, Tree tree, Team team, int32_t priority_classes, const ExecOptions& exec)
-      : p_(p), q_(q), tree_(tree), team_(team), exec_(exec), shape_(qr_graph_shape(p, q, tree)),
+      : p_(p), q_(q), staged_(staged_buffer(p, q)), tree_(tree), team_(team), exec_(exec),
+        shape_(qr_graph_shape(p, q, tree)),
         factor_(std::make_unique<GraphExec<Kinds>>(qr_factor_graph(p, q, tree, team, 1 << 16, 0, priority_classes),
                                                    exec)) {}
 
   Status launch(const QrStorage<T>& storage, cudaStream_t stream) override {
-    return factor_->launch(params(storage, storage.tiles.get()), stream);
+    Params run = params(storage, storage.tiles.get());
+    if constexpr (staged_elements > 0) run.staged = staged_.get();
+    return factor_->launch(run, stream);
   }
   Status wait() override { return factor_->wait(); }
   Status apply(const QrStorage<T>& storage, bool transpose, T* c_tiles, int32_t column_tiles) override {
@@ -113,7 +132,15 @@ class Fr4RunnerOf final : public Fr4Runner<T> {
                   const_cast<T*>(storage.t_merge.get()), c, p_};
   }
 
+  static constexpr std::size_t staged_elements = qr_detail::StagedTileElements<Kinds>::value;
+  static DeviceBuffer<T> staged_buffer(int32_t p, int32_t q) {
+    if constexpr (staged_elements > 0)
+      return DeviceBuffer<T>(checked_elements({p, q, int64_t(staged_elements)}, sizeof(T), "the staged reflectors"),
+                             "the staged reflectors");
+    return DeviceBuffer<T>();
+  }
   int32_t p_, q_;
+  DeviceBuffer<T> staged_;
   Tree tree_;
   Team team_;
   ExecOptions exec_;

@@ -64,7 +64,11 @@ enum class ReflectorShape { full, unit_lower, upper };
 //   v  (m, k) col-major, ldv;  t (IB, k) col-major, ldt: the upper
 //                 triangular T_b side by side (strict lower parts not read);
 //   a1 (k, n) col-major, lda1: the tile on top (full and upper shapes only);
-//   c  (m, n) col-major, ldc.
+//   c  (m, n) col-major, ldc;
+//   staged        optional (full V of NB rows, whole inner blocks): the same
+//                 V and T as the engine's stages hold them, inner block b at
+//                 b·MmaStageLayout::staged_block_elements (write_staged), so
+//                 that a stage fills by one bulk copy with no transposition.
 template <typename T>
 struct CompactWy {
   int m, n, k;
@@ -77,6 +81,7 @@ struct CompactWy {
   int lda1;
   T* c;
   int ldc;
+  const T* staged = nullptr;
 };
 
 // Which columns j of an inner block (its first column col0, kb columns)
@@ -166,6 +171,10 @@ struct MmaStageLayout {
   static constexpr int ld_top = IB + 8;
   static constexpr int top_elements = pass_columns * ld_top;
   static constexpr int stage_elements = v_elements + t_elements + top_elements;
+  // V_b and T_b as a stage holds them, one inner block of a staged copy
+  // (CompactWy::staged), and the bulk copies' mbarriers (one a stage).
+  static constexpr int staged_block_elements = v_elements + t_elements;
+  static constexpr int barrier_bytes = 16;
   // Each warp's partial W (IB, 16), when the slices must add them.
   static constexpr int partial_elements = SLICES > 1 ? WARPS * 16 * IB : 0;
   static constexpr int blocks = BLOCKS;
@@ -173,15 +182,19 @@ struct MmaStageLayout {
   // stages the copies fill: two of a kind when they fit, so that the next
   // inner block's copy overlaps this one's products.
   static constexpr int stages =
-      !widened && (2 * stage_elements + partial_elements) * 8 <= shared_budget(BLOCKS) ? 2 : 1;
+      !widened && (2 * stage_elements + partial_elements) * 8 + barrier_bytes <= shared_budget(BLOCKS) ? 2 : 1;
   static constexpr int raw_stages =
-      widened && (stage_elements + partial_elements) * 8 + 2 * stage_elements * 4 <= shared_budget(BLOCKS) ? 2
-      : widened                                                                                            ? 1
-                                                                                                           : 0;
+      widened && (stage_elements + partial_elements) * 8 + 2 * stage_elements * 4 + barrier_bytes <=
+                     shared_budget(BLOCKS)
+          ? 2
+      : widened ? 1
+                : 0;
   static constexpr std::size_t raw_offset =  // bytes from the start to the first float stage
       (std::size_t(stages) * stage_elements + partial_elements) * sizeof(double);
-  static constexpr std::size_t shared_bytes = raw_offset + std::size_t(raw_stages) * stage_elements * sizeof(float);
-  static_assert(stage_elements % 2 == 0, "stages must stay 16-byte aligned");
+  static constexpr std::size_t barrier_offset = raw_offset + std::size_t(raw_stages) * stage_elements * sizeof(float);
+  static constexpr std::size_t shared_bytes = barrier_offset + barrier_bytes;
+  static_assert(stage_elements % 4 == 0 && staged_block_elements % 4 == 0,
+                "stages and staged blocks (double or float) must stay 16-byte aligned");
   static constexpr bool fits = shared_bytes <= 227 * 1024;  // one multiprocessor's shared memory
 };
 
@@ -205,8 +218,11 @@ __device__ __forceinline__ int v_offset(int m, int j) {
 // thread against 80) yet FR4 ran slower (16384², tile 256, the same run:
 // 231 against 224 ms in double, 252 against 233 in float;
 // report/data/fr4_engine_h200.csv).
+// With `v_and_t` false only A1_b is copied (V_b and T_b come by a bulk copy
+// of a staged copy).
 template <class L, int NB, int IB, typename T>
-__device__ void stage_inner_block(ReflectorShape shape, T* stage, int b, int column0, const CompactWy<T>& a) {
+__device__ void stage_inner_block(ReflectorShape shape, T* stage, int b, int column0, const CompactWy<T>& a,
+                                  bool v_and_t = true) {
   static_assert(L::threads % NB == 0 && L::threads % IB == 0 && (NB * IB) % L::threads == 0,
                 "the copy loops have compile-time trip counts and per-thread rows");
   constexpr int bytes = sizeof(T);
@@ -218,7 +234,7 @@ __device__ void stage_inner_block(ReflectorShape shape, T* stage, int b, int col
   T* vs = stage;
   T* ts = stage + L::v_elements;
   T* tops = ts + L::t_elements;
-  {  // V_b(r, j): consecutive threads copy consecutive rows.
+  if (v_and_t) {  // V_b(r, j): consecutive threads copy consecutive rows.
     constexpr int step = L::threads / NB;  // columns copied at once
     const int r = tid % NB, j0 = tid / NB;
     const int swizzle = (((r >> 1) & 3) << 1) ^ ((r & 1) << 2);
@@ -254,7 +270,7 @@ __device__ void stage_inner_block(ReflectorShape shape, T* stage, int b, int col
       }
     }
   }
-  {  // T_b(i, j), upper triangle only.
+  if (v_and_t) {  // T_b(i, j), upper triangle only.
     constexpr int step = L::threads / IB;
     const int i = tid % IB, j0 = tid / IB;
 #pragma unroll
@@ -377,9 +393,11 @@ __device__ __forceinline__ void move_c(const CompactWy<T>& a, bool pairs, int ro
 // a compile-time constant (a run-time one would move wt to local memory).
 // Each m16n8k8 takes a lane's two k slots q and q + 4 as the pair e = 0, 1
 // of adjacent rows (or columns) that the lane holds.
+// STAGED: a.staged may be used (apply_compact_wy_staged); a separate
+// instance, so that the other callers keep the registers it takes.
 template <typename T, int NB, int IB, bool transpose, int SLICES = MmaWarps<NB>::slices,
           int WARPS = MmaWarps<NB>::warps, int BLOCKS = 1, int PART = MmaWarps<NB>::part,
-          int UPDATE_K = MmaWarps<NB>::update_k>
+          int UPDATE_K = MmaWarps<NB>::update_k, bool STAGED = false>
 __device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<T>& a, double* shared) {
   using L = MmaStageLayout<NB, IB, SLICES, WARPS, BLOCKS, T>;
   static_assert(L::fits, "the stages must fit one multiprocessor's shared memory");
@@ -437,6 +455,41 @@ __device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<T>& a
   };
   auto block_at = [&](int step) { return a.first_block + (transpose ? step : blocks - 1 - step); };
 
+  // With a staged copy (CompactWy::staged) one thread fills a stage's V_b
+  // and T_b by one bulk copy, counted on the stage's mbarrier, while every
+  // thread copies A1_b as before (cp.async); `phases` bit s is the parity of
+  // stage s's next phase.
+  const bool bulk = STAGED && TILEDQR_BULK_COPIES && a.staged != nullptr && shape == ReflectorShape::full &&
+                    m == NB && k % IB == 0;
+  uint64_t* const barriers = reinterpret_cast<uint64_t*>(reinterpret_cast<unsigned char*>(shared) + L::barrier_offset);
+  uint32_t phases = 0;
+  auto stage = [&](int s, int b, int column0) {
+    T* const to = copy_stage(s);
+    if (bulk && threadIdx.x == 0) {
+      constexpr uint32_t bytes = L::staged_block_elements * sizeof(T);
+      barrier_arrive_expect(barriers + s, bytes);
+      copy_bulk(shared_address(to), a.staged + std::size_t(b) * L::staged_block_elements, bytes, barriers + s);
+    }
+    stage_inner_block<L, NB, IB>(shape, to, b, column0, a, !bulk);
+    commit_async_copies();
+  };
+  auto wait_stage = [&](int s) {
+    wait_async_copies<0>();
+    if (bulk) {
+      barrier_wait(barriers + s, (phases >> s) & 1u);
+      phases ^= 1u << s;
+    }
+  };
+  if (bulk) {
+    if (threadIdx.x == 0) {
+      barrier_init(barriers, 1);
+      barrier_init(barriers + 1, 1);
+      fence_barrier_init();
+    }
+    fence_async();  // the block's earlier writes of the stages and the staged copy's writer come first
+    __syncthreads();
+  }
+
 #pragma unroll 1
   for (int pass = 0; pass < L::passes; ++pass) {
     const int column0 = pass * L::pass_columns;  // the pass's first column
@@ -448,8 +501,7 @@ __device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<T>& a
     // One part's Wᵀ (16, PART_): wt[jt][r] = Wᵀ(g + 8(r/2), j0 + 8jt + 2q + r%2).
     double wt[j_tiles][4];
 
-    if (blocks > 0) stage_inner_block<L, NB, IB>(shape, copy_stage(0), block_at(0), column0, a);
-    commit_async_copies();
+    if (blocks > 0) stage(0, block_at(0), column0);
 
     move_c<false>(a, c_pairs, row0, n0, ct);
 
@@ -463,20 +515,14 @@ __device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<T>& a
       // apart between barriers, one's products beside another's loads.
       const int copies = L::widened ? L::raw_stages : L::stages;
       const int s = copies == 2 ? step & 1 : 0;
-      if (copies != 2 && step > 0) {
-        stage_inner_block<L, NB, IB>(shape, copy_stage(0), b, column0, a);
-        commit_async_copies();
-      }
-      wait_async_copies<0>();
+      if (copies != 2 && step > 0) stage(0, b, column0);
+      wait_stage(s);
       if (L::widened) {  // float: the products read the one double stage
         __syncthreads();
         widen_stage<L>(reinterpret_cast<const float*>(copy_stage(s)), stage_of(0));
       }
       __syncthreads();
-      if (copies == 2 && step + 1 < blocks) {
-        stage_inner_block<L, NB, IB>(shape, copy_stage(s ^ 1), block_at(step + 1), column0, a);
-        commit_async_copies();
-      }
+      if (copies == 2 && step + 1 < blocks) stage(s ^ 1, block_at(step + 1), column0);
       const double* vs = stage_of(L::widened ? 0 : s);
       const double* ts = vs + L::v_elements;
       const double* tops = ts + L::t_elements;
@@ -660,6 +706,13 @@ __device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<T>& a
     __syncthreads();  // the next pass (or the caller) refills the stages
 
     move_c<true>(a, c_pairs, row0, n0, ct);
+  }
+  if (bulk) {  // every thread is past its last wait: the barriers' memory goes back to the caller
+    if (threadIdx.x == 0) {
+      barrier_invalidate(barriers);
+      barrier_invalidate(barriers + 1);
+    }
+    __syncthreads();
   }
 }
 
@@ -866,6 +919,27 @@ struct CompactWyLaunch {
   static constexpr std::size_t shared_bytes = Layout::shared_bytes;
 };
 
+// Writes the staged copy (CompactWy::staged) of a full V (NB, NB), col-major
+// with ldv, and its T (IB, NB), col-major with ldt: inner block b's V_b(r,
+// j) at v_offset(r, j) and T_b(i, j) at v_elements + i·ld_t + j (zeros below
+// the diagonal), from b·staged_block_elements on: a stage's element layout,
+// so that every task applying these reflectors fills a stage with one bulk
+// copy where it would otherwise transpose V_b in every pass. Every thread of
+// the block calls it once V and T are written (tsqrt's binding).
+template <typename T, int NB, int IB>
+__device__ void write_staged(const T* v, int ldv, const T* t, int ldt, T* staged) {
+  using L = typename CompactWyLaunch<T, NB, IB>::MmaLayout;
+  for (int e = threadIdx.x; e < NB * NB; e += blockDim.x) {
+    const int r = e % NB, c = e / NB;
+    staged[(c / IB) * L::staged_block_elements + v_offset<IB>(r, c % IB)] = v[std::size_t(c) * ldv + r];
+  }
+  for (int e = threadIdx.x; e < IB * NB; e += blockDim.x) {
+    const int i = e % IB, c = e / IB, j = c % IB;
+    staged[(c / IB) * L::staged_block_elements + L::v_elements + i * L::ld_t + j] =
+        i <= j ? t[std::size_t(c) * ldt + i] : T(0);
+  }
+}
+
 // Every update kind and panel of the block kernels applies its reflectors
 // through this call. The shape is a run-time argument (a branch per inner
 // block), so each (T, NB, IB) compiles the engine once per transpose rather
@@ -879,6 +953,19 @@ __device__ __forceinline__ void apply_compact_wy(ReflectorShape shape, bool tran
     else apply_compact_wy_mma<T, NB, IB, false>(shape, a, stages);
   } else {
     apply_compact_wy_simt<T, NB, IB>(shape, transpose, a, shared);
+  }
+}
+
+// apply_compact_wy for Qᵀ with a staged copy of the factor (a.staged, full
+// V): the stages' V_b and T_b come by bulk copies (sm_90; elsewhere, or
+// without a staged copy, as apply_compact_wy).
+template <typename T, int NB, int IB>
+__device__ __forceinline__ void apply_compact_wy_staged(ReflectorShape shape, const CompactWy<T>& a, T* shared) {
+  if constexpr (CompactWyLaunch<T, NB, IB>::tensor_cores) {
+    apply_compact_wy_mma<T, NB, IB, true, MmaWarps<NB>::slices, MmaWarps<NB>::warps, 1, MmaWarps<NB>::part,
+                         MmaWarps<NB>::update_k, true>(shape, a, reinterpret_cast<double*>(shared));
+  } else {
+    apply_compact_wy_simt<T, NB, IB>(shape, true, a, shared);
   }
 }
 

@@ -1,7 +1,8 @@
 // The few instructions the block kernels are built from, as inline PTX: the
 // FP64 tensor-core products m16n8k4, m16n8k8 and m16n8k16 (sm_90; two, four
-// or eight m8n8k4 on sm_80) and the asynchronous global → shared copy
-// (cp.async) with its commit/wait.
+// or eight m8n8k4 on sm_80), the asynchronous global → shared copy
+// (cp.async) with its commit/wait, and on sm_90 the bulk copy of a
+// contiguous run (cp.async.bulk) that counts its bytes on an mbarrier.
 #pragma once
 
 #include <cstddef>
@@ -116,6 +117,84 @@ __device__ __forceinline__ void commit_async_copies() {
 template <int pending>
 __device__ __forceinline__ void wait_async_copies() {
   asm volatile("cp.async.wait_group %0;\n" ::"n"(pending) : "memory");
+}
+
+// Bulk copies (sm_90): one thread copies a contiguous run of bytes from
+// global to shared memory in the background, and the run's arrival is
+// counted on an mbarrier in shared memory; the threads that read the run
+// wait for the barrier's phase. Built only where the device code is for
+// sm_90 or later (TILEDQR_BULK_COPIES); elsewhere the callers keep cp.async.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define TILEDQR_BULK_COPIES 1
+#else
+#define TILEDQR_BULK_COPIES 0
+#endif
+
+// An mbarrier (8 bytes of shared memory, 8-byte aligned) that completes a
+// phase when `count` threads have arrived and every expected byte landed.
+__device__ __forceinline__ void barrier_init(uint64_t* barrier, int count) {
+#if TILEDQR_BULK_COPIES
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(shared_address(barrier)), "r"(count) : "memory");
+#endif
+}
+
+// Makes the barriers initialised so far visible to the bulk copies (the
+// async proxy); then a block barrier makes them visible to the threads.
+__device__ __forceinline__ void fence_barrier_init() {
+#if TILEDQR_BULK_COPIES
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+#endif
+}
+
+// The barrier's memory may be used otherwise once every thread is past it.
+__device__ __forceinline__ void barrier_invalidate(uint64_t* barrier) {
+#if TILEDQR_BULK_COPIES
+  asm volatile("mbarrier.inval.shared::cta.b64 [%0];\n" ::"r"(shared_address(barrier)) : "memory");
+#endif
+}
+
+// Orders this thread's earlier accesses (and those it has synchronised
+// with: writes of shared memory by the block, of global memory by tasks it
+// acquired) before its later bulk copies, which work through another proxy.
+__device__ __forceinline__ void fence_async() {
+#if TILEDQR_BULK_COPIES
+  asm volatile("fence.proxy.async;\n" ::: "memory");
+#endif
+}
+
+// This thread's arrival on `barrier`, announcing `bytes` more to land
+// before the phase completes.
+__device__ __forceinline__ void barrier_arrive_expect(uint64_t* barrier, uint32_t bytes) {
+#if TILEDQR_BULK_COPIES
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(shared_address(barrier)), "r"(bytes)
+               : "memory");
+#endif
+}
+
+// Copies `bytes` (a multiple of 16; both addresses 16-byte aligned) from
+// global `src` to the shared-memory address `dst`, counted on `barrier`.
+__device__ __forceinline__ void copy_bulk(uint32_t dst, const void* src, uint32_t bytes, uint64_t* barrier) {
+#if TILEDQR_BULK_COPIES
+  asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];\n" ::"r"(dst),
+               "l"(src), "r"(bytes), "r"(shared_address(barrier))
+               : "memory");
+#endif
+}
+
+// Waits until the phase of `barrier` with parity `parity` (0 for its
+// first, then alternating) has completed.
+__device__ __forceinline__ void barrier_wait(uint64_t* barrier, uint32_t parity) {
+#if TILEDQR_BULK_COPIES
+  uint32_t done = 0;
+  do {
+    asm volatile(
+        "{\n.reg .pred complete;\nmbarrier.try_wait.parity.shared::cta.b64 complete, [%1], %2;\n"
+        "selp.u32 %0, 1, 0, complete;\n}\n"
+        : "=r"(done)
+        : "r"(shared_address(barrier)), "r"(parity)
+        : "memory");
+  } while (!done);
+#endif
 }
 
 }  // namespace tiledqr::kernels::block

@@ -127,12 +127,18 @@ __device__ __forceinline__ ReflectorRow reflector_row(ReflectorShape shape, int 
 // -v, 256/16: 1004 bytes a thread against 64; FR4 16384², tile 256: 235 ms
 // at ib 32 and 280 at ib 16, against 224 and 225 with 8 in other runs,
 // report/data/fr4_engine_h200.csv), so 8; the benchmark keeps measuring 16.
+// `staged_update_k`: the same for tsmqr's Qᵀ with staged copies (its own
+// instance, without the staging loop's addresses): 16 spills less there
+// (ptxas -v, 256/32: 28 bytes a thread against 48; float 8 against 12) and
+// ran faster (FR4 16384², tile 256, the same machine: 190.8 against 195.2 ms
+// in double, 189.5 against 192.0 in float; report/data/fr4_staged_h200.csv).
 template <int NB>
 struct MmaWarps {
   static constexpr int slices = NB <= 128 ? 1 : 2;
   static constexpr int warps = NB <= 128 ? NB / 16 : 8;
   static constexpr int part = 64;
   static constexpr int update_k = 8;
+  static constexpr int staged_update_k = 16;
 };
 
 // Shared memory a block may take when `blocks` blocks share a
@@ -395,9 +401,14 @@ __device__ __forceinline__ void move_c(const CompactWy<T>& a, bool pairs, int ro
 // of adjacent rows (or columns) that the lane holds.
 // STAGED: a.staged may be used (apply_compact_wy_staged); a separate
 // instance, so that the other callers keep the registers it takes.
+// NARROW: n may be well below NB (the panels' trailing updates, down to
+// one inner block), so passes past column n are skipped: geqrt 256/32 759
+// µs a task against 903, tsqrt 744 against 857 (report/data/
+// block_kernels_h200.csv); the update kinds, whose n is NB in FR4, keep a
+// compile-time pass count.
 template <typename T, int NB, int IB, bool transpose, int SLICES = MmaWarps<NB>::slices,
           int WARPS = MmaWarps<NB>::warps, int BLOCKS = 1, int PART = MmaWarps<NB>::part,
-          int UPDATE_K = MmaWarps<NB>::update_k, bool STAGED = false>
+          int UPDATE_K = MmaWarps<NB>::update_k, bool STAGED = false, bool NARROW = false>
 __device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<T>& a, double* shared) {
   using L = MmaStageLayout<NB, IB, SLICES, WARPS, BLOCKS, T>;
   static_assert(L::fits, "the stages must fit one multiprocessor's shared memory");
@@ -490,8 +501,10 @@ __device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<T>& a
     __syncthreads();
   }
 
+  // Passes over columns past n would only move zeros.
+  const int passes = NARROW ? (n + L::pass_columns - 1) / L::pass_columns : L::passes;
 #pragma unroll 1
-  for (int pass = 0; pass < L::passes; ++pass) {
+  for (int pass = 0; pass < passes; ++pass) {
     const int column0 = pass * L::pass_columns;  // the pass's first column
     const int n0 = column0 + 16 * group;         // this warp's columns n0 … n0 + 15
     const int top_row = 16 * group;              // … and their rows in the staged A1_bᵀ
@@ -810,8 +823,9 @@ __device__ void apply_compact_wy_simt(ReflectorShape shape, bool transpose, cons
   const int blocks = (k + IB - 1) / IB - a.first_block;
   const bool has_top = shape != ReflectorShape::unit_lower;
 
+  const int passes = (n + L::chunk - 1) / L::chunk;  // none past column n
 #pragma unroll 1
-  for (int pass = 0; pass < L::passes; ++pass) {
+  for (int pass = 0; pass < passes; ++pass) {
     const int column0 = pass * L::chunk;
     T acc[TM][TN];  // C(rt·TM + s, column0 + ct·TN + u)
 #pragma unroll
@@ -956,6 +970,18 @@ __device__ __forceinline__ void apply_compact_wy(ReflectorShape shape, bool tran
   }
 }
 
+// apply_compact_wy for Qᵀ on n ≤ NB columns, n often far below NB (a
+// panel's trailing update): no pass over columns past n.
+template <typename T, int NB, int IB>
+__device__ __forceinline__ void apply_compact_wy_narrow(ReflectorShape shape, const CompactWy<T>& a, T* shared) {
+  if constexpr (CompactWyLaunch<T, NB, IB>::tensor_cores) {
+    apply_compact_wy_mma<T, NB, IB, true, MmaWarps<NB>::slices, MmaWarps<NB>::warps, 1, MmaWarps<NB>::part,
+                         MmaWarps<NB>::update_k, false, true>(shape, a, reinterpret_cast<double*>(shared));
+  } else {
+    apply_compact_wy_simt<T, NB, IB>(shape, true, a, shared);
+  }
+}
+
 // apply_compact_wy for Qᵀ with a staged copy of the factor (a.staged, full
 // V): the stages' V_b and T_b come by bulk copies (sm_90; elsewhere, or
 // without a staged copy, as apply_compact_wy).
@@ -963,7 +989,7 @@ template <typename T, int NB, int IB>
 __device__ __forceinline__ void apply_compact_wy_staged(ReflectorShape shape, const CompactWy<T>& a, T* shared) {
   if constexpr (CompactWyLaunch<T, NB, IB>::tensor_cores) {
     apply_compact_wy_mma<T, NB, IB, true, MmaWarps<NB>::slices, MmaWarps<NB>::warps, 1, MmaWarps<NB>::part,
-                         MmaWarps<NB>::update_k, true>(shape, a, reinterpret_cast<double*>(shared));
+                         MmaWarps<NB>::staged_update_k, true>(shape, a, reinterpret_cast<double*>(shared));
   } else {
     apply_compact_wy_simt<T, NB, IB>(shape, true, a, shared);
   }

@@ -122,7 +122,7 @@ __device__ __forceinline__ void store_rows(T* p, const T (&in)[N]) {
 // factor kinds share one copy of the engine.
 template <typename T, int NB, int IB>
 __device__ __noinline__ void trailing_update(ReflectorShape shape, CompactWy<T> a, T* shared) {
-  apply_compact_wy<T, NB, IB>(shape, true, a, shared);
+  apply_compact_wy_narrow<T, NB, IB>(shape, a, shared);
 }
 
 }  // namespace panel_detail

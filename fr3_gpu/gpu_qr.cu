@@ -312,7 +312,7 @@ void Fr3Factorization<T>::factor(const T* d_a, int64_t lda) {
 template <typename T>
 QrFactors<T> Fr3Factorization<T>::factors() const {
   const Fr3FactorizationState<T>& s = *state_;
-  return s.storage.factors(s.m, s.n, s.p, s.q, 0, Tree::flat);
+  return s.storage.factors(s.m, s.n, s.p, s.q, 0, Tree::flat, 1);
 }
 
 // One warp per column tile of B runs the flat tree's updates in order

@@ -24,7 +24,8 @@ struct Options {
   // Every stage.
   int tile = 32;              // b: tile size; the GPU stages run 32 only (gpu::tile_shape)
   Tree tree = Tree::flat;     // the scheduler-warp GPU executor runs flat only
-  int tree_domains = 1;         // hierarchical tree: number of domains; tsqr: number of row blocks
+  int tree_domains = 1;         // hierarchical tree: number of domains (0, FR4 only: chosen, chains of 8
+                                // tiles); tsqr: number of row blocks
   Tree inner_tree = Tree::flat;  // hierarchical tree: flat or binary inside a domain
   int fan_in = 4;               // tsqr: R factors a node of its tree merges (≥ 2)
   bool trace = false;         // record one TaskRecord per task

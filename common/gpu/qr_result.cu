@@ -138,7 +138,7 @@ Factorization<T> DeviceFactorization<T>::download() const {
   // (ib·b, the whole block).
   const int32_t steps = std::min(g.p, g.q);
   for (int32_t k = 0; k < steps; ++k)
-    for (const Elimination& e : panel_eliminations(g.p, k, g.tree)) {
+    for (const Elimination& e : panel_eliminations(g.p, k, g.tree, g.domains, Tree::flat)) {
       const auto at = std::ptrdiff_t((size_t(e.i) + size_t(k) * size_t(g.p)) * size_t(per_tile));
       if (e.kind == TaskKind::geqrt) std::copy_n(t_local.begin() + at, per_tile, f.t_local_tile(e.i, k));
       else std::copy_n(t_merge.begin() + at, per_tile, f.t_merge_tile(e.i, k));

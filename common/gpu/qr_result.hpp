@@ -25,6 +25,7 @@ struct QrFactors {
   const T* t_local = nullptr;  // p·q blocks: geqrt's τ or T on tile (i, k) at block i + k·p
   const T* t_merge = nullptr;  // p·q blocks: the tsqrt/ttqrt's merging tile (i, k), same place
   Tree tree = Tree::flat;      // the elimination tree that produced them
+  int32_t domains = 1;         // … its domains (hierarchical, flat inside each)
 
   int64_t factor_elements() const { return ib > 0 ? int64_t(ib) * b : int64_t(b); }
 };

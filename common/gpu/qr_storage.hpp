@@ -43,8 +43,8 @@ struct QrStorage {
     check(cudaDeviceSynchronize(), "clearing the T factors");
   }
 
-  QrFactors<T> factors(int64_t m, int64_t n, int32_t p, int32_t q, int32_t ib, Tree tree) const {
-    return QrFactors<T>{m, n, p, q, b, ib, tiles.get(), t_local.get(), t_merge.get(), tree};
+  QrFactors<T> factors(int64_t m, int64_t n, int32_t p, int32_t q, int32_t ib, Tree tree, int32_t domains) const {
+    return QrFactors<T>{m, n, p, q, b, ib, tiles.get(), t_local.get(), t_merge.get(), tree, domains};
   }
 };
 

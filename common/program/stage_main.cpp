@@ -347,7 +347,10 @@ int parse_stage_command_line(int argc, char** argv, const StageDescription& stag
       app.add_option("--domains", config.options.tree_domains,
                      stage.runs_tsqr ? "hierarchical tree: domains, tile row i in domain i mod domains (default 1); "
                                        "tsqr: row blocks (default: one per thread)"
-                                     : "hierarchical tree: domains, tile row i in domain i mod domains (default 1)")
+                     : stage.chooses_domains
+                         ? "hierarchical tree: domains, tile row i in domain i mod domains, each reduced flat "
+                           "(default: one per 8 tile rows)"
+                         : "hierarchical tree: domains, tile row i in domain i mod domains (default 1)")
           ->transform(signed_decimal);
   auto* inner_tree_option =
       app.add_option("--inner-tree", config.inner_tree, "hierarchical tree: flat or binary inside a domain")
@@ -429,7 +432,7 @@ int parse_stage_command_line(int argc, char** argv, const StageDescription& stag
                        (tile_auto ? "" : " and --inner-block") + " do not apply");
     if (!stage.uses_tree_domains && (domains_option->count() > 0 || inner_tree_option->count() > 0))
       throw InputError("--domains and --inner-tree do not apply to " + stage.name +
-                       " (the hierarchical tree's domains are the CPU stages')");
+                       " (the hierarchical tree's domains are the CPU stages' and fr4_scheduler's)");
     if (config.options.tree_domains < 1)
       throw InputError("--domains must be >= 1, got " + std::to_string(config.options.tree_domains));
     if (!stage.runs_tsqr && (config.tree == "tsqr" || fan_in_option->count() > 0))
@@ -449,6 +452,7 @@ int parse_stage_command_line(int argc, char** argv, const StageDescription& stag
                        ": --threads " + std::to_string(config.options.threads) +
                        " does not apply (fr2_threaded is the threaded CPU stage)");
     if (!stage.uses_threads) config.options.threads = 1;
+    if (stage.chooses_domains && domains_option->count() == 0) config.options.tree_domains = 0;
     // tsqr: one row block a worker unless --domains says otherwise.
     if (config.options.tree == Tree::tsqr && domains_option->count() == 0)
       config.options.tree_domains = config.options.threads;

@@ -30,6 +30,9 @@ struct StageDescription {
   // Whether --domains and --inner-tree (the hierarchical tree's shape) mean
   // anything here.
   bool uses_tree_domains = true;
+  // Whether the stage chooses the hierarchical tree's domains when --domains
+  // is not given (Options::tree_domains 0).
+  bool chooses_domains = false;
   // Whether the stage runs the tsqr tree (row blocks factored whole by
   // LAPACK, merged by a tree of --fan-in): the CPU stages of one process.
   bool runs_tsqr = false;

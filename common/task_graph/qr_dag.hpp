@@ -12,7 +12,8 @@
 // panel that factored d (geqrt) or kept d as pivot:
 //   geqrt(d)         ← update of column k in step k−1 by the elimination of row d+1
 //   tsqrt(d)         ← the panel's previous factor task (the chain on the
-//                      triangle of row 0), and as geqrt
+//                      triangle of row 0, or of its domain's top row in the
+//                      hierarchical tree), and as geqrt
 //   ttqrt(d, piv)    ← factor tasks of the last uses of d and of piv
 //   ormqr(d, j)      ← geqrt(d), and update of column j in step k−1 by the
 //                      elimination of row d+1
@@ -43,6 +44,7 @@ struct Shape {
   int32_t p = 0;       // tile rows
   int32_t q = 0;       // tile columns
   Tree tree = Tree::flat;
+  int32_t domains = 1;  // the hierarchical tree's domains (≥ 1); 1 for the others
   int32_t steps = 0;   // min(p, q)
   int64_t num_tasks = 0;
 };
@@ -75,9 +77,11 @@ struct Successors {
 // Most tile rows or columns: elimination numbers (≤ 2p − 1) stay in int32.
 constexpr int64_t max_tiles = int64_t(1) << 30;
 
-// The shape of a p×q tile grid's DAG for `tree` (host only). Throws
-// InputError for p or q outside 1 … max_tiles or more than max_tasks tasks.
-Shape make_shape(int64_t p, int64_t q, Tree tree);
+// The shape of a p×q tile grid's DAG for `tree` (host only); `domains`
+// (≥ 1) only for the hierarchical tree, whose domains are reduced flat
+// (elimination_tree.hpp, inner tree flat). Throws InputError for p or q
+// outside 1 … max_tiles, more than max_tasks tasks, or the tsqr tree.
+Shape make_shape(int64_t p, int64_t q, Tree tree, int32_t domains = 1);
 
 // Host-only checked conversions: InputError naming the task or id when it is
 // not in the DAG (the device versions below assume valid input).
@@ -267,13 +271,123 @@ TILEDQR_HOST_DEVICE inline uint64_t sum_of_columns(uint64_t q, uint64_t k) {
   return k * q - pairs;
 }
 
+
+// The panel of r rows of shape s, for every tree. The flat, binary and
+// greedy trees are the functions above. The hierarchical tree (domains D,
+// inner tree flat; elimination_tree.hpp) puts row d in domain d mod D; in
+// program order come each domain's geqrt on its top row δ < G = min(D, r)
+// and its tsqrt of rows δ + D, δ + 2D, … one after another (domain after
+// domain), then the binary tree over the G top rows, whose ttqrt are those
+// of the binary tree of G rows (offsets unchanged, indices shifted by r − G).
+TILEDQR_HOST_DEVICE inline int32_t top_rows(const Shape& s, int32_t r) {
+  return s.tree == Tree::flat ? 1 : s.tree == Tree::hierarchical ? (s.domains < r ? s.domains : r) : r;
+}
+
+// Index of the first elimination of domain δ (hierarchical): the domains
+// before it hold ⌊r/D⌋ rows each, and one more each of the first r mod D.
+TILEDQR_HOST_DEVICE inline int32_t domain_start(int32_t r, int32_t domains, int32_t delta) {
+  const int32_t rows = r / domains, extra = r % domains;
+  return delta * rows + (delta < extra ? delta : extra);
+}
+TILEDQR_HOST_DEVICE inline int32_t domain_rows(int32_t r, int32_t domains, int32_t delta) {
+  return r / domains + (delta < r % domains ? 1 : 0);
+}
+
+TILEDQR_HOST_DEVICE inline int32_t num_elims(const Shape& s, int32_t r) {
+  return s.tree == Tree::hierarchical ? r + top_rows(s, r) - 1 : num_elims(s.tree, r);
+}
+
+// Index of the elimination that first uses row d (its geqrt, or in the flat
+// and hierarchical trees its tsqrt when it tops no domain).
+TILEDQR_HOST_DEVICE inline int32_t first_use_index(const Shape& s, int32_t r, int32_t d) {
+  if (s.tree != Tree::hierarchical) return d;
+  return domain_start(r, s.domains, d % s.domains) + d / s.domains;
+}
+
+TILEDQR_HOST_DEVICE inline int32_t elim_index(const Shape& s, int32_t r, const Elim& m) {
+  if (s.tree != Tree::hierarchical) return elim_index(s.tree, r, m);
+  if (m.kind != TaskKind::ttqrt) return first_use_index(s, r, m.d);
+  const int32_t g = top_rows(s, r);
+  return r - g + merge_index(Tree::binary, g, m);
+}
+
+TILEDQR_HOST_DEVICE inline Elim elim_at(const Shape& s, int32_t r, int32_t e) {
+  if (s.tree != Tree::hierarchical) return elim_at(s.tree, r, e);
+  const int32_t g = top_rows(s, r);
+  if (e >= r) return elim_at(Tree::binary, g, e - r + g);
+  const int32_t domains = s.domains, rows = r / domains, extra = r % domains;
+  int32_t delta, t;
+  if (e < extra * (rows + 1)) {
+    delta = e / (rows + 1);
+    t = e % (rows + 1);
+  } else {
+    delta = extra + (e - extra * (rows + 1)) / rows;
+    t = (e - extra * (rows + 1)) % rows;
+  }
+  const int32_t d = delta + t * domains;
+  return t == 0 ? Elim{TaskKind::geqrt, d, d, -1} : Elim{TaskKind::tsqrt, d, delta, t - 1};
+}
+
+TILEDQR_HOST_DEVICE inline Elim eliminator(const Shape& s, int32_t r, int32_t d) {
+  if (s.tree != Tree::hierarchical) return eliminator(s.tree, r, d);
+  if (d >= s.domains) return Elim{TaskKind::tsqrt, d, d % s.domains, d / s.domains - 1};
+  return eliminator(Tree::binary, top_rows(s, r), d);
+}
+
+TILEDQR_HOST_DEVICE inline Elim last_use_before(const Shape& s, int32_t r, int32_t d, int32_t level) {
+  if (s.tree != Tree::hierarchical) return last_use_before(s.tree, r, d, level);
+  const Elim last = last_use_before(Tree::binary, top_rows(s, r), d, level);
+  if (last.kind != TaskKind::geqrt) return last;
+  const int32_t rows = domain_rows(r, s.domains, d);  // no merge yet: its domain's last elimination
+  if (rows == 1) return last;
+  return Elim{TaskKind::tsqrt, d + (rows - 1) * s.domains, d, rows - 2};
+}
+
+TILEDQR_HOST_DEVICE inline bool next_elim(const Shape& s, int32_t r, const Elim& m, int32_t e, int32_t& next) {
+  if (s.tree != Tree::hierarchical) return next_elim(s.tree, r, m, e, next);
+  const int32_t g = top_rows(s, r);
+  int32_t row = m.piv, level = m.level;
+  if (m.kind != TaskKind::ttqrt) {
+    const int32_t t = m.kind == TaskKind::geqrt ? 0 : m.level + 1;  // the row's place in its domain
+    if (t + 1 < domain_rows(r, s.domains, row)) {
+      next = e + 1;
+      return true;
+    }
+    level = -1;  // the domain is reduced: its top row waits for the tree's first merge
+  }
+  Elim n;
+  if (!next_use_after(Tree::binary, g, row, level, n)) return false;
+  next = r - g + merge_index(Tree::binary, g, n);
+  return true;
+}
+
+TILEDQR_HOST_DEVICE inline bool is_elim(const Shape& s, int32_t r, const Elim& m) {
+  if (s.tree != Tree::hierarchical) return is_elim(s.tree, r, m);
+  if (m.d < 0 || m.d >= r || m.piv < 0) return false;
+  const int32_t g = top_rows(s, r);
+  if (m.kind == TaskKind::geqrt) return m.piv == m.d && m.d < g;
+  if (m.kind == TaskKind::tsqrt) return m.d >= s.domains && m.piv == m.d % s.domains;
+  if (m.d >= g || m.piv >= m.d) return false;
+  return eliminator(Tree::binary, g, m.d).piv == m.piv;
+}
+
+// Σ_{t<k} (G_t − 1)(q − t), G_t the top rows of step t's panel (p − t
+// rows): the tasks the tree's merges add to the flat tree's count.
+TILEDQR_HOST_DEVICE inline uint64_t merge_tasks_before(const Shape& s, int32_t k) {
+  if (s.tree == Tree::flat || k == 0) return 0;
+  const uint64_t p = uint64_t(s.p), q = uint64_t(s.q);
+  if (s.tree != Tree::hierarchical) return sum_of_products(p - 1, q, uint64_t(k));
+  // G_t = D while p − t ≥ D (steps t < p − D + 1), then p − t.
+  const int64_t full = int64_t(s.p) - int64_t(s.domains) + 1;
+  const uint64_t t1 = uint64_t(full < 0 ? 0 : full < k ? full : k);
+  return uint64_t(s.domains - 1) * sum_of_columns(q, t1) + sum_of_products(p - 1, q, uint64_t(k)) -
+         sum_of_products(p - 1, q, t1);
+}
 }  // namespace detail
 
 // Id of the first task of step k (0 ≤ k ≤ steps; step_begin(steps) = num_tasks).
 TILEDQR_HOST_DEVICE inline int64_t step_begin(const Shape& s, int32_t k) {
-  const uint64_t rect = detail::sum_of_products(uint64_t(s.p), uint64_t(s.q), uint64_t(k));
-  if (s.tree == Tree::flat) return int64_t(rect);
-  return int64_t(2 * rect - detail::sum_of_columns(uint64_t(s.q), uint64_t(k)));
+  return int64_t(detail::sum_of_products(uint64_t(s.p), uint64_t(s.q), uint64_t(k)) + detail::merge_tasks_before(s, k));
 }
 
 TILEDQR_HOST_DEVICE inline int64_t id_at(const Shape& s, const Coord& c) {
@@ -294,7 +408,7 @@ TILEDQR_HOST_DEVICE inline Coord coord_of(const Shape& s, int64_t id) {
 }
 
 TILEDQR_HOST_DEVICE inline Task task_at(const Shape& s, const Coord& c) {
-  const detail::Elim m = detail::elim_at(s.tree, s.p - c.k, c.e);
+  const detail::Elim m = detail::elim_at(s, s.p - c.k, c.e);
   Task t;
   t.kind = m.kind;
   if (c.u > 0)
@@ -319,15 +433,15 @@ TILEDQR_HOST_DEVICE inline bool contains(const Shape& s, const Task& t) {
   if (t.kind == TaskKind::ormqr) m.kind = TaskKind::geqrt;
   if (t.kind == TaskKind::tsmqr) m.kind = TaskKind::tsqrt;
   if (t.kind == TaskKind::ttmqr) m.kind = TaskKind::ttqrt;
-  return detail::is_elim(s.tree, s.p - t.k, m);
+  return detail::is_elim(s, s.p - t.k, m);
 }
 
 // Coordinates of task t, which must satisfy contains(s, t).
 TILEDQR_HOST_DEVICE inline Coord coord_of(const Shape& s, const Task& t) {
   const int32_t r = s.p - t.k;
-  int32_t e = t.i - t.k;
-  if (s.tree != Tree::flat && t.kind != TaskKind::geqrt && t.kind != TaskKind::ormqr)
-    e = detail::merge_index(s.tree, r, detail::eliminator(s.tree, r, t.i - t.k));
+  const bool merge = t.kind == TaskKind::ttqrt || t.kind == TaskKind::ttmqr;
+  const int32_t e = merge ? detail::elim_index(s, r, detail::eliminator(s, r, t.i - t.k))
+                          : detail::first_use_index(s, r, t.i - t.k);
   return Coord{t.k, e, t.j - t.k};
 }
 
@@ -337,9 +451,12 @@ TILEDQR_HOST_DEVICE inline int64_t id_of(const Shape& s, const Task& t) { return
 TILEDQR_HOST_DEVICE inline int predecessor_count(const Shape& s, int64_t id) {
   const Coord c = coord_of(s, id);
   const int later = c.k > 0 ? 1 : 0;  // the edge from step k − 1
-  const bool first_kind = s.tree == Tree::flat ? c.e == 0 : c.e < s.p - c.k;  // geqrt, ormqr
-  if (first_kind) return (c.u > 0 ? 1 : 0) + later;
-  if (s.tree == Tree::flat) return (c.u > 0 ? 2 : 1) + later;
+  const TaskKind kind = s.tree == Tree::flat     ? (c.e == 0 ? TaskKind::geqrt : TaskKind::tsqrt)
+                        : s.tree == Tree::hierarchical ? detail::elim_at(s, s.p - c.k, c.e).kind
+                        : c.e < s.p - c.k              ? TaskKind::geqrt
+                                                       : TaskKind::ttqrt;
+  if (kind == TaskKind::geqrt) return (c.u > 0 ? 1 : 0) + later;  // and ormqr
+  if (kind == TaskKind::tsqrt) return (c.u > 0 ? 2 : 1) + later;  // and tsmqr
   return c.u > 0 ? 3 : 2;
 }
 
@@ -347,20 +464,20 @@ TILEDQR_HOST_DEVICE inline int predecessor_count(const Shape& s, int64_t id) {
 TILEDQR_HOST_DEVICE inline int predecessors(const Shape& s, int64_t id, int64_t out[3]) {
   const Coord c = coord_of(s, id);
   const int32_t r = s.p - c.k;
-  const detail::Elim m = detail::elim_at(s.tree, r, c.e);
+  const detail::Elim m = detail::elim_at(s, r, c.e);
   int n = 0;
   if (m.kind == TaskKind::ttqrt) {
-    const detail::Elim a = detail::last_use_before(s.tree, r, m.piv, m.level);
-    const detail::Elim b = detail::last_use_before(s.tree, r, m.d, m.level);
-    out[n++] = id_at(s, Coord{c.k, detail::elim_index(s.tree, r, a), c.u});
-    out[n++] = id_at(s, Coord{c.k, detail::elim_index(s.tree, r, b), c.u});
+    const detail::Elim a = detail::last_use_before(s, r, m.piv, m.level);
+    const detail::Elim b = detail::last_use_before(s, r, m.d, m.level);
+    out[n++] = id_at(s, Coord{c.k, detail::elim_index(s, r, a), c.u});
+    out[n++] = id_at(s, Coord{c.k, detail::elim_index(s, r, b), c.u});
   } else if (m.kind == TaskKind::tsqrt) {
     out[n++] = id_at(s, Coord{c.k, c.e - 1, c.u});
   }
   if (c.u > 0) out[n++] = id_at(s, Coord{c.k, c.e, 0});
   if (c.k > 0 && m.kind != TaskKind::ttqrt) {
-    const detail::Elim w = detail::eliminator(s.tree, r + 1, m.d + 1);
-    out[n++] = id_at(s, Coord{c.k - 1, detail::elim_index(s.tree, r + 1, w), c.u + 1});
+    const detail::Elim w = detail::eliminator(s, r + 1, m.d + 1);
+    out[n++] = id_at(s, Coord{c.k - 1, detail::elim_index(s, r + 1, w), c.u + 1});
   }
   for (int a = 1; a < n; ++a)  // at most three: insertion sort
     for (int b = a; b > 0 && out[b - 1] > out[b]; --b) {
@@ -374,7 +491,7 @@ TILEDQR_HOST_DEVICE inline int predecessors(const Shape& s, int64_t id, int64_t 
 TILEDQR_HOST_DEVICE inline Successors successors(const Shape& s, int64_t id) {
   const Coord c = coord_of(s, id);
   const int32_t r = s.p - c.k;
-  const detail::Elim m = detail::elim_at(s.tree, r, c.e);
+  const detail::Elim m = detail::elim_at(s, r, c.e);
   Successors out;
   if (c.u == 0) {
     out.range_begin = id + 1;
@@ -383,9 +500,9 @@ TILEDQR_HOST_DEVICE inline Successors successors(const Shape& s, int64_t id) {
     out.range_begin = out.range_end = id;
   }
   int32_t next = 0;
-  if (detail::next_elim(s.tree, r, m, c.e, next)) out.extra[out.num_extra++] = id_at(s, Coord{c.k, next, c.u});
+  if (detail::next_elim(s, r, m, c.e, next)) out.extra[out.num_extra++] = id_at(s, Coord{c.k, next, c.u});
   if (c.u > 0 && m.kind != TaskKind::geqrt)  // the update that merged row d away: its tile moves on to step k+1
-    out.extra[out.num_extra++] = id_at(s, Coord{c.k + 1, m.d - 1, c.u - 1});
+    out.extra[out.num_extra++] = id_at(s, Coord{c.k + 1, detail::first_use_index(s, r - 1, m.d - 1), c.u - 1});
   return out;
 }
 

@@ -78,12 +78,14 @@ ElimIds elim_ids(const Shape& s, int32_t k, int32_t e, int64_t step_base, int64_
   const int32_t r = s.p - k;
   const int64_t c = s.q - k;
   ElimIds ids;
-  ids.elim = qr_dag::detail::elim_at(s.tree, r, e);
+  ids.elim = qr_dag::detail::elim_at(s, r, e);
   ids.self = step_base + e * c;
   int32_t next = 0;
-  ids.next = qr_dag::detail::next_elim(s.tree, r, ids.elim, e, next) ? step_base + next * c : -1;
+  ids.next = qr_dag::detail::next_elim(s, r, ids.elim, e, next) ? step_base + next * c : -1;
   // id(k+1, d−1, u−1) = below + u; only updates (u ≥ 1) use it.
-  ids.below = ids.elim.kind != TaskKind::geqrt ? next_step_base + (ids.elim.d - 1) * (c - 1) - 1 : -1;
+  ids.below = ids.elim.kind != TaskKind::geqrt
+                  ? next_step_base + int64_t(qr_dag::detail::first_use_index(s, r - 1, ids.elim.d - 1)) * (c - 1) - 1
+                  : -1;
   return ids;
 }
 
@@ -109,17 +111,17 @@ void release_array_bytes(void* p, size_t bytes) {
 int64_t count_edges(const Shape& s) {
   int64_t edges = 0;
   for (int32_t k = 0; k < s.steps; ++k) {
-    const int64_t r = s.p - k, c = s.q - k, later = k > 0 ? 1 : 0;
-    if (s.tree == Tree::flat)
-      edges += later + (c - 1) * (1 + later) + (r - 1) * (1 + later) + (r - 1) * (c - 1) * (2 + later);
-    else
-      edges += r * later + r * (c - 1) * (1 + later) + 2 * (r - 1) + 3 * (r - 1) * (c - 1);
+    // g geqrt (their updates one edge more), r − g tsqrt (one more again),
+    // g − 1 ttqrt (two, their updates three), g the panel's top rows.
+    const int64_t r = s.p - k, c = s.q - k, later = k > 0 ? 1 : 0, g = qr_dag::detail::top_rows(s, int32_t(r));
+    edges += g * later + g * (c - 1) * (1 + later) + (r - g) * (1 + later) + (r - g) * (c - 1) * (2 + later) +
+             2 * (g - 1) + 3 * (g - 1) * (c - 1);
   }
   return edges;
 }
 
 uint64_t qr_dag_arrays_bytes(const Shape& s, int32_t priority_classes) {
-  const uint64_t roots = s.tree == Tree::flat ? 1 : uint64_t(s.p);
+  const uint64_t roots = uint64_t(qr_dag::detail::top_rows(s, s.p));
   const uint64_t classes = priority_classes > 1 ? sizeof(uint8_t) + sizeof(int32_t) : 0;  // classes, chains of time
   return uint64_t(s.num_tasks) * (sizeof(uint8_t) + sizeof(int32_t) + classes) + roots * sizeof(int64_t);
 }
@@ -147,7 +149,7 @@ QrDagArrays build_qr_dag_arrays(const Shape& s, uint64_t memory_limit_bytes, int
   for (int32_t k = s.steps - 1; k >= 0; --k) {
     const int64_t base = qr_dag::step_begin(s, k), next_base = qr_dag::step_begin(s, k + 1);
     const int64_t c = s.q - k;
-    for (int32_t e = qr_dag::detail::num_elims(s.tree, s.p - k) - 1; e >= 0; --e) {
+    for (int32_t e = qr_dag::detail::num_elims(s, s.p - k) - 1; e >= 0; --e) {
       const ElimIds ids = elim_ids(s, k, e, base, next_base);
       uint8_t factor_count = 0, update_count = 0;
       elim_pred_counts(k, ids.elim, factor_count, update_count);
@@ -159,9 +161,9 @@ QrDagArrays build_qr_dag_arrays(const Shape& s, uint64_t memory_limit_bytes, int
         fill_elim_chains(time_chain.data(), ids, c, factor_time_weight, s, "chain of time");
     }
   }
-  const int64_t root_stride = s.tree == Tree::flat ? 0 : s.q;  // geqrt of every row of panel 0
-  const int32_t root_count = s.tree == Tree::flat ? 1 : s.p;
-  for (int32_t e = 0; e < root_count; ++e) out.roots.push_back(e * root_stride);
+  // The roots: the geqrt of panel 0 on each of its top rows.
+  for (int32_t d = 0; d < qr_dag::detail::top_rows(s, s.p); ++d)
+    out.roots.push_back(int64_t(qr_dag::detail::first_use_index(s, s.p, d)) * s.q);
   std::stable_sort(out.roots.begin(), out.roots.end(),
                    [prio](int64_t a, int64_t b) { return prio[a] > prio[b]; });
   if (!time_chain.empty()) {
@@ -211,7 +213,7 @@ SuccessorCsr<Index> build_successor_csr(const Shape& s, uint64_t memory_limit_by
   for (int32_t k = 0; k < s.steps; ++k) {
     const int64_t base = qr_dag::step_begin(s, k), next_base = qr_dag::step_begin(s, k + 1);
     const int64_t c = s.q - k;
-    const int32_t elims = qr_dag::detail::num_elims(s.tree, s.p - k);
+    const int32_t elims = qr_dag::detail::num_elims(s, s.p - k);
     for (int32_t e = 0; e < elims; ++e) {
       const ElimIds ids = elim_ids(s, k, e, base, next_base);
       offsets[ids.self] = pos;

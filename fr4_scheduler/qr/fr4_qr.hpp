@@ -45,6 +45,7 @@ struct Fr4Tiles {
   // Priority classes of the factorisation's graph (docs/design.md §9): ready
   // tasks on the longest chains of time go ahead of those queued before them.
   int priority_classes = 1;
+  int32_t domains = 1;  // the hierarchical tree's (fr4_domains)
 };
 
 // The tiles `options` ask for, checked: options.tile 0 takes the choice
@@ -59,6 +60,13 @@ Fr4Tiles fr4_tiles(int64_t m, int64_t n, bool single_precision, const Options& o
 // four at tile 256 with the flat tree up to 23170 rows and columns, one
 // elsewhere.
 int fr4_priority_classes(int64_t m, int64_t n, int tile, const Options& options);
+// The domains of the hierarchical tree (1 for the others): tile row i in
+// domain i mod D, each reduced flat (geqrt, then tsqrt: the fast full
+// kinds), the domains' top rows by a binary tree of ttqrt. D is
+// options.tree_domains, or for 0 one domain per 8 tile rows of the (m, n)
+// matrix in tiles of `tile` (chains of at most 8 panel tasks). Throws
+// InputError for an inner tree other than flat or domains < 0.
+int32_t fr4_domains(int64_t m, int tile, const Options& options);
 // The elimination tree when the caller leaves it open, from the same table:
 // a tree of pairs (binary) for tall matrices (m ≥ 4n), whose tile columns
 // would otherwise be long chains, flat otherwise.

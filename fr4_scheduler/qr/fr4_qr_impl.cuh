@@ -70,6 +70,7 @@ Fr4Factorization<T>::Fr4Factorization(int64_t m, int64_t n, const Options& optio
   s.options.tile = tiles.tile;
   s.options.inner_block = tiles.inner_block;
   s.options.priority_classes = tiles.priority_classes;
+  s.options.tree_domains = tiles.domains;
   // Before anything is allocated: fail up front when the GPU cannot hold it all.
   gpu::ensure_device_memory(device_bytes(m, n, s.options),
                             "the task-graph GPU factorisation of a " + std::to_string(m) + " x " + std::to_string(n) + " matrix");
@@ -88,7 +89,8 @@ double Fr4Factorization<T>::device_bytes(int64_t m, int64_t n, const Options& op
                                          : double(p) * double(q) * double(sizeof(T)) *
                                                double(kernels::block::staged_tile_elements(tiles.tile, tiles.inner_block));
   return QrStorage<T>::device_bytes(p, q, tiles.tile, tiles.inner_block) + staged +
-         double(qr_graph_device_bytes(p, q, options.tree, workers, options.trace, tiles.priority_classes));
+         double(qr_graph_device_bytes(p, q, options.tree, tiles.domains, workers, options.trace,
+                                      tiles.priority_classes));
 }
 
 template <typename T>
@@ -139,7 +141,7 @@ template <typename T>
 QrFactors<T> Fr4Factorization<T>::factors() const {
   const Fr4FactorizationState<T>& s = *state_;
   if (!s.factored) throw InputError("the GPU factorisation: factor() a matrix first");
-  return s.storage.factors(s.m, s.n, s.p, s.q, s.tiles.inner_block, s.options.tree);
+  return s.storage.factors(s.m, s.n, s.p, s.q, s.tiles.inner_block, s.options.tree, s.options.tree_domains);
 }
 
 template <typename T>
@@ -173,6 +175,8 @@ Options Fr4Factorization<T>::download_options() const {
   o.inner_block = t.inner_block;
   o.backend = t.tile == 32 ? Backend::reference : Backend::lapack;
   o.tree = state_->options.tree;
+  o.tree_domains = state_->options.tree_domains;
+  o.inner_tree = Tree::flat;
   o.threads = 1;
   return o;
 }

@@ -37,13 +37,14 @@ inline void define_qr_kinds(Graph& g, Team team) {
 // a matrix with p tile rows: per panel, the factorisation's eliminations
 // in order (reversed for Q), each as an update task per tile column; edges
 // come from the tiles each task writes.
-inline Graph qr_apply_graph(int32_t p, int32_t q, Tree tree, Team team, bool transpose, int32_t column_tiles) {
+inline Graph qr_apply_graph(int32_t p, int32_t q, Tree tree, int32_t domains, Team team, bool transpose,
+                            int32_t column_tiles) {
   Graph g;
   define_qr_kinds(g, team);
   const int32_t steps = std::min(p, q);
   for (int32_t s = 0; s < steps; ++s) {
     const int32_t k = transpose ? s : steps - 1 - s;
-    std::vector<Elimination> plan = panel_eliminations(p, k, tree);
+    std::vector<Elimination> plan = panel_eliminations(p, k, tree, domains, Tree::flat);
     if (!transpose) std::reverse(plan.begin(), plan.end());
     for (const Elimination& e : plan)
       for (int32_t j = 0; j < column_tiles; ++j) {
@@ -103,10 +104,11 @@ class Fr4RunnerOf final : public Fr4Runner<T> {
  public:
   // priority_classes: the factorisation graph's (qr_factor_graph); the
   // graphs applying Q keep one.
-  Fr4RunnerOf(int32_t p, int32_t q, Tree tree, Team team, int32_t priority_classes, const ExecOptions& exec)
-      : p_(p), q_(q), staged_(staged_buffer(p, q)), tree_(tree), team_(team), exec_(exec),
-        shape_(qr_graph_shape(p, q, tree)),
-        factor_(std::make_unique<GraphExec<Kinds>>(qr_factor_graph(p, q, tree, team, 1 << 16, 0, priority_classes),
+  Fr4RunnerOf(int32_t p, int32_t q, Tree tree, int32_t domains, Team team, int32_t priority_classes,
+              const ExecOptions& exec)
+      : p_(p), q_(q), staged_(staged_buffer(p, q)), tree_(tree), domains_(domains), team_(team), exec_(exec),
+        shape_(qr_graph_shape(p, q, tree, domains)),
+        factor_(std::make_unique<GraphExec<Kinds>>(qr_factor_graph(p, q, tree, domains, team, 1 << 16, 0, priority_classes),
                                                    exec)) {}
 
   Status launch(const QrStorage<T>& storage, cudaStream_t stream) override {
@@ -119,7 +121,7 @@ class Fr4RunnerOf final : public Fr4Runner<T> {
     auto& slot = apply_[{transpose, column_tiles}];
     if (!slot)
       slot = std::make_unique<GraphExec<Kinds>>(
-          qr_detail::qr_apply_graph(p_, q_, tree_, team_, transpose, column_tiles), exec_);
+          qr_detail::qr_apply_graph(p_, q_, tree_, domains_, team_, transpose, column_tiles), exec_);
     return slot->run(params(storage, c_tiles));
   }
   std::vector<TraceEvent> trace() const override { return factor_->trace(); }
@@ -142,6 +144,7 @@ class Fr4RunnerOf final : public Fr4Runner<T> {
   int32_t p_, q_;
   DeviceBuffer<T> staged_;
   Tree tree_;
+  int32_t domains_;
   Team team_;
   ExecOptions exec_;
   qr_dag::Shape shape_;
@@ -165,7 +168,7 @@ ExecOptions warp_exec_options(const Options& options) {
 template <typename T>
 std::unique_ptr<Fr4Runner<T>> make_warp_runner(int32_t p, int32_t q, const Options& options) {
   return std::make_unique<Fr4RunnerOf<T, QrKinds<T>, QrRunParams<T>>>(
-      p, q, options.tree, Team::warp, options.priority_classes, warp_exec_options<T>(options));
+      p, q, options.tree, options.tree_domains, Team::warp, options.priority_classes, warp_exec_options<T>(options));
 }
 
 // The block kinds of tile NB and inner block IB; defined where

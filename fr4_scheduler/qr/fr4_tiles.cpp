@@ -57,7 +57,20 @@ Fr4Tiles fr4_tiles(int64_t m, int64_t n, bool single_precision, const Options& o
                      "chosen for the tiles); got " + std::to_string(options.priority_classes));
   Fr4Tiles t = chosen_tiles(m, n, single_precision, options);
   t.priority_classes = fr4_priority_classes(m, n, t.tile, options);
+  t.domains = fr4_domains(m, t.tile, options);
   return t;
+}
+
+int32_t fr4_domains(int64_t m, int tile, const Options& options) {
+  if (options.tree != Tree::hierarchical) return 1;
+  if (options.inner_tree != Tree::flat)
+    throw InputError("the task-graph GPU factorisation reduces each domain of the hierarchical tree flat; got "
+                     "the inner tree " + std::string(tree_name(options.inner_tree)));
+  if (options.tree_domains < 0)
+    throw InputError("the hierarchical tree takes domains >= 1 (or 0: chosen); got " +
+                     std::to_string(options.tree_domains));
+  if (options.tree_domains > 0) return options.tree_domains;
+  return int32_t(std::max<int64_t>(1, (tile_count(m, tile) + 7) / 8));
 }
 
 // Measured on an H200 against one class in the same run

@@ -54,9 +54,9 @@ int main(int argc, char** argv) {
   // trace event and two task records (the trace, its copy in the result) a task.
   const auto host_schedule_bytes = [](int64_t m, int64_t n, const Options& options) {
     const int32_t p = tile_count(m, options.tile), q = tile_count(n, options.tile);
-    const double tasks = double(gpu::qr_graph_shape(p, q, options.tree).num_tasks);
+    const double tasks = double(gpu::qr_graph_shape(p, q, options.tree, gpu::fr4_domains(m, options.tile, options)).num_tasks);
     const double trace = options.trace ? tasks * double(sizeof(taskgraph::TraceEvent) + 2 * sizeof(TaskRecord)) : 0;
-    return double(gpu::qr_graph_host_bytes(p, q, options.tree, 1 << 16,
+    return double(gpu::qr_graph_host_bytes(p, q, options.tree, gpu::fr4_domains(m, options.tile, options), 1 << 16,
                                            gpu::fr4_priority_classes(m, n, options.tile, options))) +
            trace;
   };
@@ -64,6 +64,8 @@ int main(int argc, char** argv) {
                              "Tiled QR factorisation as a task graph on the generic GPU scheduler (any tree)",
                              device_bytes, factor_on_gpu<double>, factor_on_gpu<float>, [&](StageDescription& stage) {
                                stage.choose_tiles = choose_tiles;
+                               stage.uses_tree_domains = true;  // the hierarchical tree's (flat inside)
+                               stage.chooses_domains = true;
                                stage.host_schedule_bytes = host_schedule_bytes;
                                stage.default_tree = [](int64_t m, int64_t n, int, int) {
                                  return gpu::fr4_tree_choice(m, n, false);

@@ -71,7 +71,7 @@ class ChunkWriter {
   void run() {
     for (int32_t k = 0; k < shape_.steps; ++k) {
       const int64_t base = qr_dag::step_begin(shape_, k), next_base = qr_dag::step_begin(shape_, k + 1);
-      const int32_t elims = qr_dag::detail::num_elims(shape_.tree, shape_.p - k);
+      const int32_t elims = qr_dag::detail::num_elims(shape_, shape_.p - k);
       for (int32_t e = 0; e < elims; ++e) eliminate(k, e, elim_ids(shape_, k, e, base, next_base));
     }
     flush();
@@ -178,14 +178,14 @@ class ChunkWriter {
 
 }  // namespace
 
-qr_dag::Shape qr_graph_shape(int64_t p, int64_t q, Tree tree) {
-  return qr_dag::make_shape(p, q, tree == Tree::hierarchical ? Tree::flat : tree);
+qr_dag::Shape qr_graph_shape(int64_t p, int64_t q, Tree tree, int32_t domains) {
+  return qr_dag::make_shape(p, q, tree, domains);
 }
 
-taskgraph::LayoutStream qr_factor_graph(int64_t p, int64_t q, Tree tree, Team team, int32_t chunk_tasks,
+taskgraph::LayoutStream qr_factor_graph(int64_t p, int64_t q, Tree tree, int32_t domains, Team team, int32_t chunk_tasks,
                                         uint64_t host_memory_limit, int32_t priority_classes) {
   if (chunk_tasks < 1) throw InputError("qr_factor_graph: chunk_tasks must be >= 1");
-  const qr_dag::Shape shape = qr_graph_shape(p, q, tree);
+  const qr_dag::Shape shape = qr_graph_shape(p, q, tree, domains);
   const int64_t edges = count_edges(shape);
   if (shape.num_tasks > taskgraph::Graph::max_tasks || edges > taskgraph::max_edges)
     throw InputError(graph_text(shape) + " has " + std::to_string(shape.num_tasks) + " tasks and " +
@@ -213,15 +213,16 @@ taskgraph::LayoutStream qr_factor_graph(int64_t p, int64_t q, Tree tree, Team te
   return out;
 }
 
-uint64_t qr_graph_host_bytes(int64_t p, int64_t q, Tree tree, int32_t chunk_tasks, int32_t priority_classes) {
-  const qr_dag::Shape shape = qr_graph_shape(p, q, tree);
+uint64_t qr_graph_host_bytes(int64_t p, int64_t q, Tree tree, int32_t domains, int32_t chunk_tasks,
+                             int32_t priority_classes) {
+  const qr_dag::Shape shape = qr_graph_shape(p, q, tree, domains);
   const ChunkCapacity capacity = chunk_capacity(shape, count_edges(shape), chunk_tasks);
   return qr_dag_arrays_bytes(shape, priority_classes) + taskgraph::chunk_buffer_bytes(capacity.tasks, capacity.edges);
 }
 
-uint64_t qr_graph_device_bytes(int64_t p, int64_t q, Tree tree, int64_t workers, bool trace,
+uint64_t qr_graph_device_bytes(int64_t p, int64_t q, Tree tree, int32_t domains, int64_t workers, bool trace,
                                int32_t priority_classes) {
-  const qr_dag::Shape shape = qr_graph_shape(p, q, tree);
+  const qr_dag::Shape shape = qr_graph_shape(p, q, tree, domains);
   const int64_t express = priority_classes > 1 ? shape.num_tasks : 0;
   return taskgraph::device_graph_arrays(shape.num_tasks, count_edges(shape), root_count(shape), workers, trace,
                                         express)

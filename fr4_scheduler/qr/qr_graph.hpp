@@ -7,7 +7,7 @@
 // same tasks and ids, successor lists and roots in critical-path priority
 // order (highest first, ties by lower id). Host code only; no CUDA.
 //
-//   LayoutStream g = qr_factor_graph(p, q, Tree::greedy, Team::warp);
+//   LayoutStream g = qr_factor_graph(p, q, Tree::greedy, 1, Team::warp);
 //   GraphExec<QrKinds<double>> exec(g, options);   // uploads chunk by chunk
 #pragma once
 
@@ -28,11 +28,11 @@ struct QrTaskArgs {
   int32_t transpose;
 };
 
-// The closed form's shape of the factorisation's DAG of p×q tiles. The
-// hierarchical tree of one domain with a flat inner tree — the only one a
-// QrOptions names — eliminates exactly as the flat tree, so it is the flat
-// shape. Throws InputError for an empty grid.
-qr_dag::Shape qr_graph_shape(int64_t p, int64_t q, Tree tree);
+// The closed form's shape of the factorisation's DAG of p×q tiles;
+// `domains` (≥ 1) matters only for the hierarchical tree (flat inside each
+// domain, binary across them). Throws InputError for an empty grid or
+// domains < 1.
+qr_dag::Shape qr_graph_shape(int64_t p, int64_t q, Tree tree, int32_t domains);
 
 // The factorisation's task graph in the executor's layout, streamed in
 // chunks of at most `chunk_tasks` tasks: task t is the closed form's task t
@@ -46,22 +46,22 @@ qr_dag::Shape qr_graph_shape(int64_t p, int64_t q, Tree tree);
 // when the graph has more tasks or edges than the executor's 32-bit ids
 // hold, or its arrays need more than host_memory_limit bytes (0: the
 // machine's physical memory).
-taskgraph::LayoutStream qr_factor_graph(int64_t p, int64_t q, Tree tree, taskgraph::Team team,
+taskgraph::LayoutStream qr_factor_graph(int64_t p, int64_t q, Tree tree, int32_t domains, taskgraph::Team team,
                                         int32_t chunk_tasks = 1 << 16, uint64_t host_memory_limit = 0,
                                         int32_t priority_classes = 1);
 
 // Host bytes the graph takes while a DeviceGraph uploads it: the stream's
 // predecessor counts and priorities and the chunk buffers.
-uint64_t qr_graph_host_bytes(int64_t p, int64_t q, Tree tree, int32_t chunk_tasks = 1 << 16,
+uint64_t qr_graph_host_bytes(int64_t p, int64_t q, Tree tree, int32_t domains, int32_t chunk_tasks = 1 << 16,
                              int32_t priority_classes = 1);
 
-// Device bytes a DeviceGraph of qr_factor_graph(p, q, tree, …) allocates
+// Device bytes a DeviceGraph of qr_factor_graph(p, q, tree, domains, …) allocates
 // with `workers` warps (taskgraph::device_graph_arrays), computed from the
 // closed form without building anything; valid for any size. With
 // priority_classes > 1 it is an upper bound: the express rings are sized
 // by the tasks of each class, which only the sweep knows, and are counted
 // here as one slot a task.
-uint64_t qr_graph_device_bytes(int64_t p, int64_t q, Tree tree, int64_t workers, bool trace,
+uint64_t qr_graph_device_bytes(int64_t p, int64_t q, Tree tree, int32_t domains, int64_t workers, bool trace,
                                int32_t priority_classes = 1);
 
 }  // namespace tiledqr::gpu

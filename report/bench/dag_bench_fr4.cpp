@@ -12,7 +12,7 @@ bool fr4_prepare_available() { return true; }
 
 int64_t fr4_prepare_graph(int64_t p, int64_t q, Tree tree) {
   using namespace taskgraph;
-  const LayoutStream stream = gpu::qr_factor_graph(p, q, tree, Team::warp);
+  const LayoutStream stream = gpu::qr_factor_graph(p, q, tree, 1, Team::warp);
   // consume_stream's chunk buffers: DeviceGraph's page-locked ones, here ordinary memory of the same size.
   std::vector<int32_t> counters(size_t(stream.chunk_tasks));
   int64_t edges = 0;

@@ -39,6 +39,7 @@ gpu::Fr4Factorization<T>& plan_for(const BenchCase& c, Tree tree) {
     cache.qr.reset();  // free the old plan's device memory first
     Options options;
     options.tree = tree;
+    options.tree_domains = 0;  // hierarchical: FR4's choice, one domain per 8 tile rows (fr4_domains)
     options.tile = c.tile;  // 0: chosen for the shape
     options.inner_block = c.inner_block;
     options.priority_classes = c.priority_classes;

@@ -7,6 +7,7 @@
 #include <set>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "dag.hpp"
@@ -23,15 +24,15 @@ using qr_dag::Shape;
 const Tree all_trees[] = {Tree::flat, Tree::binary, Tree::greedy};
 
 std::string where(const Shape& s, int64_t id) {
-  return std::string(tree_name(s.tree)) + " " + std::to_string(s.p) + "x" + std::to_string(s.q) + " id " +
-         std::to_string(id);
+  return std::string(tree_name(s.tree)) + " (" + std::to_string(s.domains) + " domains) " + std::to_string(s.p) +
+         "x" + std::to_string(s.q) + " id " + std::to_string(id);
 }
 
 // Every per-id function and every array of the closed form equals the
 // builder's DAG of the same shape.
-void expect_same_as_builder(int32_t p, int32_t q, Tree tree) {
-  const Dag dag = build_qr_dag(p, q, tree);
-  const Shape s = qr_dag::make_shape(p, q, tree);
+void expect_same_as_builder(int32_t p, int32_t q, Tree tree, int32_t domains = 1) {
+  const Dag dag = build_qr_dag(p, q, tree, domains, Tree::flat);
+  const Shape s = qr_dag::make_shape(p, q, tree, domains);
   ASSERT_EQ(s.num_tasks, dag.num_tasks()) << tree_name(tree) << " " << p << "x" << q;
   ASSERT_EQ(count_edges(s), dag.num_edges()) << tree_name(tree) << " " << p << "x" << q;
   for (int64_t id = 0; id < s.num_tasks; ++id) {
@@ -89,6 +90,29 @@ TEST(QrDagClosedForm, EqualsBuilderOnEverySmallGrid) {
       }
 }
 
+// Pass rule: the same equality for the hierarchical tree (flat domains,
+// binary across them) with 1 … 6 domains on every grid up to 12×12 tiles,
+// and with domains of 2 … 9 rows on random grids up to 90 tiles a side
+// (seed printed).
+TEST(QrDagClosedForm, HierarchicalEqualsBuilder) {
+  for (int32_t domains = 1; domains <= 6; ++domains)
+    for (int32_t p = 1; p <= 12; ++p)
+      for (int32_t q = 1; q <= 12; ++q) {
+        SCOPED_TRACE("domains " + std::to_string(domains));
+        expect_same_as_builder(p, q, Tree::hierarchical, domains);
+        if (::testing::Test::HasFatalFailure()) return;
+      }
+  std::mt19937_64 engine = testing::make_engine(16);
+  std::uniform_int_distribution<int32_t> side(13, 90), rows(2, 9);
+  for (int round = 0; round < 8; ++round) {
+    const int32_t p = side(engine), q = side(engine);
+    const int32_t domains = std::max(1, p / rows(engine));
+    SCOPED_TRACE("domains " + std::to_string(domains));
+    expect_same_as_builder(p, q, Tree::hierarchical, domains);
+    if (::testing::Test::HasFatalFailure()) return;
+  }
+}
+
 // Pass rule: the same equality on random larger grids (up to 90 tiles a
 // side, seed printed).
 TEST(QrDagClosedForm, EqualsBuilderOnRandomLargerGrids) {
@@ -106,11 +130,14 @@ TEST(QrDagClosedForm, EqualsBuilderOnRandomLargerGrids) {
 TEST(QrDagClosedForm, ContainsExactlyTheBuildersTasks) {
   const TaskKind kinds[] = {TaskKind::geqrt, TaskKind::ormqr, TaskKind::tsqrt,
                             TaskKind::tsmqr, TaskKind::ttqrt, TaskKind::ttmqr};
-  for (const Tree tree : all_trees)
+  const std::pair<Tree, int32_t> trees[] = {{Tree::flat, 1},         {Tree::binary, 1},
+                                             {Tree::greedy, 1},       {Tree::hierarchical, 2},
+                                             {Tree::hierarchical, 3}, {Tree::hierarchical, 7}};
+  for (const auto& [tree, domains] : trees)
     for (int32_t p = 1; p <= 6; ++p)
       for (int32_t q = 1; q <= 6; ++q) {
-        const Dag dag = build_qr_dag(p, q, tree);
-        const Shape s = qr_dag::make_shape(p, q, tree);
+        const Dag dag = build_qr_dag(p, q, tree, domains, Tree::flat);
+        const Shape s = qr_dag::make_shape(p, q, tree, domains);
         std::set<std::tuple<int, int, int, int, int>> present;
         for (const Task& t : dag.tasks) present.insert({int(t.kind), t.k, t.i, t.j, t.piv});
         for (const TaskKind kind : kinds)
@@ -120,7 +147,7 @@ TEST(QrDagClosedForm, ContainsExactlyTheBuildersTasks) {
                 for (int32_t piv = -1; piv <= p; ++piv) {
                   const Task t{kind, k, i, j, piv};
                   ASSERT_EQ(qr_dag::contains(s, t), present.count({int(kind), k, i, j, piv}) == 1)
-                      << tree_name(tree) << " " << p << "x" << q << " " << task_kind_name(kind) << " k=" << k
+                      << tree_name(tree) << " " << domains << " " << p << "x" << q << " " << task_kind_name(kind) << " k=" << k
                       << " i=" << i << " j=" << j << " piv=" << piv;
                 }
       }
@@ -200,6 +227,17 @@ TEST(QrDagGuards, RefusesWhatItCannotRepresent) {
   expect_input_error([] { qr_dag::make_shape(qr_dag::max_tiles + 1, 1, Tree::binary); }, "outside 1 ..");
   expect_input_error([] { qr_dag::make_shape(int64_t(1) << 21, int64_t(1) << 21, Tree::flat); }, "2^60");
   EXPECT_EQ(qr_dag::make_shape(qr_dag::max_tiles, 1, Tree::greedy).num_tasks, 2 * qr_dag::max_tiles - 1);
+  expect_input_error([] { qr_dag::make_shape(4, 4, Tree::hierarchical, 0); }, "domains >= 1");
+  expect_input_error([] { qr_dag::make_shape(4, 1, Tree::tsqr); }, "not the tsqr one");
+  // A tall grid of 2^30 rows in 2^27 domains: r + min(D, r) − 1 tasks a column step.
+  EXPECT_EQ(qr_dag::make_shape(qr_dag::max_tiles, 1, Tree::hierarchical, 1 << 27).num_tasks,
+            qr_dag::max_tiles + (1 << 27) - 1);
+  {  // the count against the step-by-step sum on a wide grid whose domain count the panels outgrow
+    const Shape h = qr_dag::make_shape(3000, 2000, Tree::hierarchical, 700);
+    int64_t sum = 0;
+    for (int64_t k = 0; k < 2000; ++k) sum += (3000 - k + std::min<int64_t>(700, 3000 - k) - 1) * (2000 - k);
+    EXPECT_EQ(h.num_tasks, sum);
+  }
 
   const Shape s = qr_dag::make_shape(5, 4, Tree::binary);
   expect_input_error([&] { qr_dag::checked_task_of(s, -1); }, "outside 0 ..");

@@ -52,6 +52,7 @@ Options block_options(int tile, int inner_block, Tree tree) {
   o.tile = tile;
   o.inner_block = inner_block;
   o.tree = tree;
+  o.tree_domains = tree == Tree::hierarchical ? 2 : 1;  // flat in each domain, one merge across
   return o;
 }
 
@@ -87,7 +88,7 @@ const Case kCases[] = {
     {64, 32, 1, 1},     {128, 32, 300, 200}, {128, 16, 129, 257}, {128, 64, 1000, 130}, {128, 32, 70, 45},
     {256, 32, 300, 260}, {256, 16, 600, 200}, {256, 32, 200, 520},
 };
-const Tree kTrees[] = {Tree::flat, Tree::binary, Tree::greedy};
+const Tree kTrees[] = {Tree::flat, Tree::binary, Tree::greedy, Tree::hierarchical};
 
 std::string label(const Case& c, Tree tree) {
   return "tile " + std::to_string(c.tile) + " ib " + std::to_string(c.inner_block) + " " + tree_name(tree) + " " +

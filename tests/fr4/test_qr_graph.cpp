@@ -31,8 +31,8 @@ using taskgraph::Team;
 
 // The graph as DeviceQr built it before: every task of build_qr_dag with
 // QrTaskArgs{task, 1}, its stated predecessor edges, compiled.
-CompiledGraph generic_graph(int32_t p, int32_t q, Tree tree, Team team) {
-  const Dag dag = build_qr_dag(p, q, tree);
+CompiledGraph generic_graph(int32_t p, int32_t q, Tree tree, int32_t domains, Team team) {
+  const Dag dag = build_qr_dag(p, q, tree, domains, Tree::flat);
   Graph g;
   for (const TaskKind k : {TaskKind::geqrt, TaskKind::ormqr, TaskKind::tsqrt, TaskKind::tsmqr, TaskKind::ttqrt,
                            TaskKind::ttmqr})
@@ -72,7 +72,7 @@ std::string difference(const DeviceLayout& want, const DeviceLayout& got) {
   return "";
 }
 
-// Pass rule: for every tree (hierarchical included), both teams, tile grids
+// Pass rule: for every tree (hierarchical with 1, 2 and 3 domains), both teams, tile grids
 // from 1 x 1 to 12 x 12 — square, tall and wide — and chunks of 1, 5 and
 // 64 tasks and one chunk for all, the closed form's layout equals the
 // generic one: the same headers (kind, team, predecessor count, successor
@@ -80,15 +80,18 @@ std::string difference(const DeviceLayout& want, const DeviceLayout& got) {
 // (priority) order, roots in the same order and initial counters.
 TEST(Fr4QrGraph, EqualsTheCompiledGraph) {
   const int32_t grids[][2] = {{1, 1}, {1, 6}, {6, 1}, {2, 2}, {3, 7}, {7, 3}, {5, 5}, {9, 4}, {4, 9}, {12, 12}, {11, 6}};
-  for (const Tree tree : {Tree::flat, Tree::binary, Tree::greedy, Tree::hierarchical})
+  const std::pair<Tree, int32_t> trees[] = {{Tree::flat, 1},         {Tree::binary, 1},       {Tree::greedy, 1},
+                                             {Tree::hierarchical, 1}, {Tree::hierarchical, 2}, {Tree::hierarchical, 3}};
+  for (const auto& [tree, domains] : trees)
     for (const Team team : {Team::warp, Team::block})
       for (const auto& grid : grids) {
         const int32_t p = grid[0], q = grid[1];
-        const CompiledGraph compiled = generic_graph(p, q, tree, team);
+        const CompiledGraph compiled = generic_graph(p, q, tree, domains, team);
         const DeviceLayout want = taskgraph::make_device_layout(compiled);
         for (const int32_t chunk : {1, 5, 64, 1 << 20}) {
-          const taskgraph::LayoutStream stream = qr_factor_graph(p, q, tree, team, chunk);
-          SCOPED_TRACE(std::to_string(p) + " x " + std::to_string(q) + " tiles, " + tree_name(tree) + " tree, " +
+          const taskgraph::LayoutStream stream = qr_factor_graph(p, q, tree, domains, team, chunk);
+          SCOPED_TRACE(std::to_string(p) + " x " + std::to_string(q) + " tiles, " + tree_name(tree) + " tree (" +
+                       std::to_string(domains) + " domains), " +
                        (team == Team::warp ? "warp" : "block") + " tasks, chunks of " + std::to_string(chunk));
           EXPECT_EQ(stream.num_tasks, compiled.num_tasks());
           EXPECT_EQ(stream.num_edges, compiled.num_edges());
@@ -120,8 +123,8 @@ TEST(Fr4QrGraph, PriorityClassesByChainOfTime) {
       }
       const int64_t top = *std::max_element(chain.begin(), chain.end());
 
-      const DeviceLayout one = taskgraph::collect_layout(qr_factor_graph(p, q, tree, Team::warp, 5));
-      const taskgraph::LayoutStream stream = qr_factor_graph(p, q, tree, Team::warp, 5, 0, 4);
+      const DeviceLayout one = taskgraph::collect_layout(qr_factor_graph(p, q, tree, 1, Team::warp, 5));
+      const taskgraph::LayoutStream stream = qr_factor_graph(p, q, tree, 1, Team::warp, 5, 0, 4);
       ASSERT_EQ(stream.num_classes, 4);
       DeviceLayout four = taskgraph::collect_layout(stream);
       ASSERT_EQ(four.num_classes, 4);
@@ -137,7 +140,7 @@ TEST(Fr4QrGraph, PriorityClassesByChainOfTime) {
       EXPECT_EQ(difference(one, stripped), "");
       int64_t express = 0;
       for (const int64_t c : stream.express_tasks) express += c;
-      EXPECT_GE(qr_graph_device_bytes(p, q, tree, 1024, false, 4),
+      EXPECT_GE(qr_graph_device_bytes(p, q, tree, 1, 1024, false, 4),
                 taskgraph::device_graph_arrays(stream.num_tasks, stream.num_edges, int64_t(stream.roots.size()), 1024,
                                                false, express)
                     .bytes());
@@ -202,9 +205,10 @@ TEST(Fr4QrGraph, DeviceBytesMatchTheStream) {
   for (const Tree tree : {Tree::flat, Tree::binary, Tree::greedy, Tree::hierarchical})
     for (const auto& grid : {std::pair<int32_t, int32_t>{1, 1}, {8, 3}, {3, 8}, {40, 40}})
       for (const bool trace : {false, true}) {
-        const taskgraph::LayoutStream s = qr_factor_graph(grid.first, grid.second, tree, Team::warp);
+        const int32_t domains = tree == Tree::hierarchical ? 5 : 1;
+        const taskgraph::LayoutStream s = qr_factor_graph(grid.first, grid.second, tree, domains, Team::warp);
         const int64_t workers = 132 * 16;
-        EXPECT_EQ(qr_graph_device_bytes(grid.first, grid.second, tree, workers, trace),
+        EXPECT_EQ(qr_graph_device_bytes(grid.first, grid.second, tree, domains, workers, trace),
                   taskgraph::device_graph_arrays(s.num_tasks, s.num_edges, int64_t(s.roots.size()), workers, trace)
                       .bytes())
             << grid.first << " x " << grid.second << " tiles, " << tree_name(tree);
@@ -219,7 +223,7 @@ TEST(Fr4QrGraph, DeviceBytesMatchTheStream) {
 TEST(Fr4QrGraph, TooManyTasksRefusedUpFront) {
   const auto start = std::chrono::steady_clock::now();
   try {
-    qr_factor_graph(2048, 2048, Tree::flat, Team::warp);
+    qr_factor_graph(2048, 2048, Tree::flat, 1, Team::warp);
     ADD_FAILURE() << "2048 x 2048 tiles were accepted";
   } catch (const InputError& e) {
     const std::string text = e.what();
@@ -227,7 +231,7 @@ TEST(Fr4QrGraph, TooManyTasksRefusedUpFront) {
     EXPECT_NE(text.find("32-bit"), std::string::npos) << text;
   }
   EXPECT_LT(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(), 1.0);
-  EXPECT_GT(qr_graph_device_bytes(2048, 2048, Tree::flat, 1024, false), uint64_t(2865409024) * 88);
+  EXPECT_GT(qr_graph_device_bytes(2048, 2048, Tree::flat, 1, 1024, false), uint64_t(2865409024) * 88);
 }
 
 // Pass rule: a graph whose predecessor counts and priorities need more
@@ -237,7 +241,7 @@ TEST(Fr4QrGraph, TooManyTasksRefusedUpFront) {
 TEST(Fr4QrGraph, HostMemoryRefusedUpFront) {
   const auto start = std::chrono::steady_clock::now();
   try {
-    qr_factor_graph(1024, 1024, Tree::binary, Team::warp, 1 << 20, uint64_t(64) << 20);
+    qr_factor_graph(1024, 1024, Tree::binary, 1, Team::warp, 1 << 20, uint64_t(64) << 20);
     ADD_FAILURE() << "1024 x 1024 tiles fit in 64 MiB";
   } catch (const InputError& e) {
     const std::string text = e.what();

@@ -404,7 +404,7 @@ __device__ __forceinline__ void move_c(const CompactWy<T>& a, bool pairs, int ro
 // NARROW: n may be well below NB (the panels' trailing updates, down to
 // one inner block), so passes past column n are skipped: geqrt 256/32 759
 // µs a task against 903, tsqrt 744 against 857 (report/data/
-// block_kernels_h200.csv); the update kinds, whose n is NB in FR4, keep a
+// block_kernels_h200_narrow.csv); the update kinds, whose n is NB in FR4, keep a
 // compile-time pass count.
 template <typename T, int NB, int IB, bool transpose, int SLICES = MmaWarps<NB>::slices,
           int WARPS = MmaWarps<NB>::warps, int BLOCKS = 1, int PART = MmaWarps<NB>::part,

@@ -41,9 +41,10 @@ Options gpu_options(const tiledqr_options* in, int64_t m, int64_t n, bool single
   out.inner_block = o.inner_block;
   gpu::fr4_tiles(m, n, single_precision, out);  // InputError for a tile without kernels
   out.tree = tree_option(o.tree, gpu::fr4_tree_choice(m, n, single_precision));
+  out.tree_domains = 0;  // the hierarchical tree's: chosen for the shape (gpu::fr4_domains)
   if (out.tree == Tree::tsqr)
     throw InputError("options.tree TILEDQR_TREE_TSQR runs on the CPU only (tiledqr_?geqrf); the GPU functions "
-                     "take AUTO, FLAT, BINARY or GREEDY");
+                     "take AUTO, FLAT, BINARY, GREEDY or HIERARCHICAL");
   return out;
 }
 

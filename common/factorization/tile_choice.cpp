@@ -72,26 +72,29 @@ const std::vector<TileRow>& cpu_tile_table() {
 // tile_choice_gpu). Double: tile 32 up to 4096² (14.8 ms against 15.2 at
 // tile 64), 64 at 8192² (56.1 ms; 128: 67.3), 256 at 16384² (262 ms; 128:
 // 400); the boundaries lie at the geometric means of the measured sides.
-// Tall matrices (m ≥ 4n) take the binary tree: tile 32 up to 256 columns
-// (262144 × 256: 15.7 ms; 64: 19.5), 256 at 1024 (an H200,
-// report/data/fr4_engine_h200.csv: 91.8 ms; 128: 99.1; 64: 104.3; on the
-// H100 before the engine's unmasked staging 64 won, 118.6 ms against 121.2
-// at 128). Single precision, whose block kernels run on the FP64 tensor
+// Tall matrices (m ≥ 4n) take the binary tree of tile 32 up to 128 columns
+// (measured at 32 and 64), and from 256 columns on tile 256 with the
+// hierarchical tree (flat domains of 8 tile rows, binary across; an H200,
+// report/data/fr4_hierarchical_h200.csv: 262144 × 1024 55.8 ms, binary
+// 80.6, cuSOLVER 69.3; 262144 × 256 11.6 ms against 16.1 binary at tile
+// 256 and 15.7 at tile 32 before). Single precision, whose block kernels run on the FP64 tensor
 // cores with widened operands (report/data/fr4_float_h200.csv, an H200):
 // tile 32 up to 4096² (11.15 ms against 11.20 at 64), 64 at 8192² (50.9
 // ms; 32: 64.7; 128: 55.1), 256 at 16384² (271 ms; 64: 359; 32: 492);
-// tall matrices keep the binary tree of tile 32. No row depends on the
+// tall matrices as double (262144 × 1024: 51.9 ms hierarchical, 79.1
+// binary at tile 256). No row depends on the
 // multiprocessor count yet: one class of GPU is measured.
 const std::vector<TileRow>& gpu_tile_table(Precision precision) {
   static const std::vector<TileRow> double_rows = {
-      {kAnyWorkers, 512, 4.0, 32, 32, Tree::binary},
-      {kAnyWorkers, kAnyNarrow, 4.0, 256, 32, Tree::binary},
+      {kAnyWorkers, 128, 4.0, 32, 32, Tree::binary},
+      {kAnyWorkers, kAnyNarrow, 4.0, 256, 32, Tree::hierarchical},
       {kAnyWorkers, 4096, 0.0, 32, 32, Tree::flat},
       {kAnyWorkers, 11585, 0.0, 64, 32, Tree::flat},
       {kAnyWorkers, kAnyNarrow, 0.0, 256, 32, Tree::flat},
   };
   static const std::vector<TileRow> single_rows = {
-      {kAnyWorkers, kAnyNarrow, 4.0, 32, 32, Tree::binary},
+      {kAnyWorkers, 128, 4.0, 32, 32, Tree::binary},
+      {kAnyWorkers, kAnyNarrow, 4.0, 256, 32, Tree::hierarchical},
       {kAnyWorkers, 5793, 0.0, 32, 32, Tree::flat},
       {kAnyWorkers, 11585, 0.0, 64, 32, Tree::flat},
       {kAnyWorkers, kAnyNarrow, 0.0, 256, 32, Tree::flat},

@@ -26,9 +26,10 @@ std::string graph_text(const qr_dag::Shape& s) {
          tree_name(s.tree) + " tree)";
 }
 
-// Tasks without predecessors: geqrt(0, 0) in the flat tree, the geqrt of
-// every tile row of panel 0 in the others (build_qr_dag_arrays' roots).
-int64_t root_count(const qr_dag::Shape& s) { return s.tree == Tree::flat ? 1 : s.p; }
+// Tasks without predecessors: the geqrt of panel 0 on each top row — row 0
+// in the flat tree, every tile row in the binary and greedy ones, each
+// domain's first in the hierarchical one (build_qr_dag_arrays' roots).
+int64_t root_count(const qr_dag::Shape& s) { return qr_dag::detail::top_rows(s, s.p); }
 
 // Capacity of a chunk of at most `chunk_tasks` tasks: a chunk holds whole
 // eliminations (at most 3 successors a task: c for the factor task, 2 for

@@ -70,11 +70,12 @@ TEST(TileChoice, TablesAreReadInOrder) {
 // Pass rule: the GPU's choice is the measured winner of each calibrated
 // shape (report/data/tile_choice_gpu_h100.csv): double takes the warp
 // kernels' tile 32 up to 4096², the block kernels' 64 at 8192² and 256 at
-// 16384²; tall matrices the binary tree with tile 32 up to 256 columns, 256
-// at 1024 (report/data/fr4_engine_h200.csv); single precision (report/data/fr4_float_h200.csv) tile 32 up
-// to 4096², 64 at 8192², 256 at 16384², tall matrices tile 32 with the
-// binary tree; every GPU tile is one the task-graph factorisation runs, its
-// inner block 32.
+// 16384²; tall matrices the binary tree with tile 32 up to 128 columns and
+// tile 256 with the hierarchical tree from 256 on
+// (report/data/fr4_hierarchical_h200.csv); single precision
+// (report/data/fr4_float_h200.csv) tile 32 up to 4096², 64 at 8192², 256
+// at 16384², tall matrices as double; every GPU tile is one the
+// task-graph factorisation runs, its inner block 32.
 TEST(TileChoice, GpuTableGivesTheMeasuredWinners) {
   const auto gpu = [](int64_t m, int64_t n, Precision p) {
     return choose_tile({TileTarget::gpu, m, n, p, 1, "NVIDIA H100 80GB HBM3", 132});
@@ -89,10 +90,11 @@ TEST(TileChoice, GpuTableGivesTheMeasuredWinners) {
   const std::vector<Expected> expected = {
       {512, 512, d, 32, Tree::flat},           {4096, 4096, d, 32, Tree::flat},
       {8192, 8192, d, 64, Tree::flat},         {16384, 16384, d, 256, Tree::flat},
-      {262144, 32, d, 32, Tree::binary},       {262144, 256, d, 32, Tree::binary},
-      {262144, 1024, d, 256, Tree::binary},    {4096, 4096, s, 32, Tree::flat},
+      {262144, 32, d, 32, Tree::binary},       {262144, 256, d, 256, Tree::hierarchical},
+      {262144, 1024, d, 256, Tree::hierarchical}, {4096, 4096, s, 32, Tree::flat},
       {8192, 8192, s, 64, Tree::flat},         {16384, 16384, s, 256, Tree::flat},
-      {262144, 1024, s, 32, Tree::binary},     {3000, 5000, d, 32, Tree::flat},
+      {262144, 1024, s, 256, Tree::hierarchical}, {262144, 64, s, 32, Tree::binary},
+      {3000, 5000, d, 32, Tree::flat},
   };
   for (const Expected& e : expected) {
     const TileChoice c = gpu(e.m, e.n, e.precision);

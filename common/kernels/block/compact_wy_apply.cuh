@@ -362,8 +362,9 @@ __device__ __forceinline__ bool columns_pair_aligned(const T* p, int ld) {
 // Moves a warp's part of C (rows row0 + 8mt + 2q and + 1, columns n0 + g
 // and + 8, as the accumulators ct hold them) from the tile into ct (zeros
 // outside it), or with `store` back into the tile, rounded to T; `pairs`:
-// a full tile whose columns take pairs of T.
-template <bool store, typename T, int m_tiles>
+// columns that take pairs of T, and a full tile unless MASKED, where pairs
+// outside the tile's m (even) rows and n columns are skipped.
+template <bool store, bool MASKED = false, typename T, int m_tiles>
 __device__ __forceinline__ void move_c(const CompactWy<T>& a, bool pairs, int row0, int n0,
                                        double (&ct)[m_tiles][4]) {
   const int lane = threadIdx.x & 31, g = lane >> 2, q = lane & 3;
@@ -372,7 +373,12 @@ __device__ __forceinline__ void move_c(const CompactWy<T>& a, bool pairs, int ro
     for (int mt = 0; mt < m_tiles; ++mt)
 #pragma unroll
       for (int h = 0; h < 2; ++h) {
-        T* const p = a.c + std::size_t(n0 + g + 8 * h) * a.ldc + row0 + 8 * mt + 2 * q;
+        const int row = row0 + 8 * mt + 2 * q, col = n0 + g + 8 * h;
+        T* const p = a.c + std::size_t(col) * a.ldc + row;
+        if (MASKED && !(row < a.m && col < a.n)) {
+          if (!store) ct[mt][2 * h] = ct[mt][2 * h + 1] = 0.0;
+          continue;
+        }
         if (store) store_pair(p, ct[mt][2 * h], ct[mt][2 * h + 1]);
         else load_pair(p, ct[mt][2 * h], ct[mt][2 * h + 1]);
       }
@@ -456,7 +462,8 @@ __device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<T>& a
   }
   // C's rows row0 + 8mt + 2q and + 1 are adjacent: accesses of a pair for
   // a full tile with aligned columns.
-  const bool c_pairs = columns_pair_aligned(c, ldc) && m == NB && n == NB;
+  // NARROW: any even m and n (the panels' trailing updates), pair by pair.
+  const bool c_pairs = columns_pair_aligned(c, ldc) && (NARROW ? m % 2 == 0 : m == NB && n == NB);
   auto stage_of = [&](int s) { return shared + s * L::stage_elements; };
   // Where an inner block's copies land: a double stage, or a float stage.
   auto copy_stage = [&](int s) {
@@ -516,7 +523,7 @@ __device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<T>& a
 
     if (blocks > 0) stage(0, block_at(0), column0);
 
-    move_c<false>(a, c_pairs, row0, n0, ct);
+    move_c<false, NARROW>(a, c_pairs, row0, n0, ct);
 
     for (int step = 0; step < blocks; ++step) {
       const int b = block_at(step);
@@ -718,7 +725,7 @@ __device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<T>& a
     }
     __syncthreads();  // the next pass (or the caller) refills the stages
 
-    move_c<true>(a, c_pairs, row0, n0, ct);
+    move_c<true, NARROW>(a, c_pairs, row0, n0, ct);
   }
   if (bulk) {  // every thread is past its last wait: the barriers' memory goes back to the caller
     if (threadIdx.x == 0) {
@@ -988,8 +995,10 @@ __device__ __forceinline__ void apply_compact_wy_narrow(ReflectorShape shape, co
 template <typename T, int NB, int IB>
 __device__ __forceinline__ void apply_compact_wy_staged(ReflectorShape shape, const CompactWy<T>& a, T* shared) {
   if constexpr (CompactWyLaunch<T, NB, IB>::tensor_cores) {
+    // m16n8k16 spilled at inner blocks of 16 (ptxas -v, 256/16: 312 bytes a thread, none with m16n8k8).
+    constexpr int update_k = IB >= 32 ? MmaWarps<NB>::staged_update_k : MmaWarps<NB>::update_k;
     apply_compact_wy_mma<T, NB, IB, true, MmaWarps<NB>::slices, MmaWarps<NB>::warps, 1, MmaWarps<NB>::part,
-                         MmaWarps<NB>::staged_update_k, true>(shape, a, reinterpret_cast<double*>(shared));
+                         update_k, true>(shape, a, reinterpret_cast<double*>(shared));
   } else {
     apply_compact_wy_simt<T, NB, IB>(shape, true, a, shared);
   }

@@ -198,6 +198,34 @@ TEST(Fr4QrGraph, PriorityClassesOfTheTiles) {
   }
 }
 
+// Pass rule: the hierarchical tree's domains are the ones given, or for 0
+// one per 8 tile rows (at least one); the other trees have one; a binary
+// inner tree or a negative count is an InputError naming it.
+TEST(Fr4QrGraph, HierarchicalDomains) {
+  Options options;
+  options.tile = 256;
+  options.tree = Tree::hierarchical;
+  options.tree_domains = 0;
+  EXPECT_EQ(fr4_tiles(262144, 1024, false, options).domains, 128);  // 1024 tile rows
+  EXPECT_EQ(fr4_tiles(262144 + 1, 1024, false, options).domains, 129);  // 1025
+  EXPECT_EQ(fr4_tiles(300, 300, false, options).domains, 1);
+  options.tree_domains = 5;
+  EXPECT_EQ(fr4_tiles(262144, 1024, false, options).domains, 5);
+  options.tree = Tree::binary;
+  EXPECT_EQ(fr4_tiles(262144, 1024, false, options).domains, 1);
+  options.tree = Tree::hierarchical;
+  options.tree_domains = -2;
+  EXPECT_THROW(fr4_tiles(1000, 1000, false, options), InputError);
+  options.tree_domains = 2;
+  options.inner_tree = Tree::binary;
+  try {
+    fr4_tiles(1000, 1000, false, options);
+    ADD_FAILURE() << "a binary inner tree was accepted";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("inner tree binary"), std::string::npos) << e.what();
+  }
+}
+
 // Pass rule: qr_graph_device_bytes, from the closed form alone, is what
 // device_graph_arrays gives for the stream's own task, edge and root counts
 // (and so what a DeviceGraph of it allocates), with and without a trace.

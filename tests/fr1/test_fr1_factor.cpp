@@ -203,7 +203,7 @@ TEST(Fr1Solve, MatchesDgels) {
 }
 
 // Pass rule: solve refuses wide matrices and a wrong ldb with InputError,
-// and rank deficiency with RankDeficientError (issue 14 item 13).
+// and rank deficiency with RankDeficientError.
 TEST(Fr1Solve, RefusesWhatItCannotSolve) {
   std::mt19937_64 engine = testing::make_engine(701);
   const DenseMatrix<double> wide = testing::random_matrix<double>(10, 20, engine);

@@ -1,4 +1,4 @@
-// The benchmark driver's CSV writer and resume logic (issue 6).
+// The benchmark driver's CSV writer and resume logic.
 #include <gtest/gtest.h>
 #include <unistd.h>
 

@@ -1,4 +1,4 @@
-// The benchmark CSV's provenance (issue 17 item 8): the build-time commit in every row and in a
+// The benchmark CSV's provenance: the build-time commit in every row and in a
 // '#' line with the library versions, and no CSV overwritten without --resume or --force.
 // Argument: the path of tiledqr_bench (meson passes it).
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Numerically hard test matrices (issue 7), shared by the CPU and GPU
+// Numerically hard test matrices, shared by the CPU and GPU
 // robustness tests: extreme scalings, graded columns and rows, Kahan,
 // Hilbert, rank-1 and LAPACK's dlatms matrices of a given condition number
 // and singular-value mode.

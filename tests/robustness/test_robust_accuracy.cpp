@@ -1,4 +1,4 @@
-// Issue 14, items 12-15 and 17 in process: the flat tree's accuracy on
+// In process: the flat tree's accuracy on
 // tall-skinny shapes against the --check bound, rank-deficient least
 // squares, entries near the overflow threshold, 64-bit sizes refused rather
 // than wrapped, and FR1's ready-task selection on a wide matrix.

@@ -1,4 +1,4 @@
-// Bad input through the stage programs (issue 7): fr1_serial and
+// Bad input through the stage programs: fr1_serial and
 // fr2_threaded run as child processes on malformed Matrix Market files,
 // absurd sizes, non-finite values and unwritable outputs. Every case checks
 // the exit code, that stderr names the problem (file and line for Matrix
@@ -370,8 +370,8 @@ TEST(RobustNonFinite, AllowNonfiniteFactorsWithoutCrashing) {
 // Pass rule: entries within a factor 2 of DBL_MAX whose column norms
 // exceed DBL_MAX (3.1e308 for the first) give an R that cannot be
 // represented, never silently: the run exits 3 naming R's first non-finite
-// entry, (1, 1), with or without --check, and writes no output (issue 14
-// item 14; it printed residual nan with exit 0 before).
+// entry, (1, 1), with or without --check, and writes no output (it
+// printed residual nan with exit 0 before).
 TEST(RobustNonFinite, OverflowingFactorisationFailsTheCheck) {
   const std::string bytes = kArrayBanner + "4 3\n1.5e308\n-1.6e308\n1.7e308\n1.4e308\n" +
                             "1e308\n1.2e308\n-1.3e308\n1.1e308\n1.5e308\n1e308\n1e308\n-1e308\n";

@@ -1,4 +1,4 @@
-// The LCS workload's sequence reader (issue 14, item 11): lines are capped
+// The LCS workload's sequence reader: lines are capped
 // at 1 MiB like the Matrix Market reader's, so a file without line breaks
 // or an endless device is refused instead of being read whole. Runs the
 // reader in process (it is host code), so the CPU-only robustness suite

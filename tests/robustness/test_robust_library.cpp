@@ -1,4 +1,4 @@
-// The library API under bad arguments (issue 7): sizes that overflow or do
+// The library API under bad arguments: sizes that overflow or do
 // not fit in memory, bad leading dimensions and tile sizes, and NaN/Inf
 // input, which the library factors without checking (the programs refuse
 // it unless --allow-nonfinite).
@@ -102,7 +102,7 @@ TEST(RobustLibrary, FactorRefusesBadShapesBeforeReadingA) {
 
 // Pass rule: apply_qt, apply_q and solve refuse ldb < m, a negative
 // count of right-hand sides, and (solve) a wide matrix, with an InputError;
-// solve refuses a rank-deficient one with RankDeficientError (issue 14).
+// solve refuses a rank-deficient one with RankDeficientError.
 TEST(RobustLibrary, ApplyAndSolveRefuseBadArguments) {
   std::mt19937_64 engine = make_engine(9301);
   const DenseMatrix<double> a = random_matrix<double>(12, 7, engine);

@@ -1,4 +1,4 @@
-// Issue 14, items 10, 12, 13 and 14 through the stage programs: memory
+// Limits through the stage programs: memory
 // limits (`ulimit -v` set in the child with setrlimit) and the tile clamp,
 // FR1's --check on tall-skinny shapes, rank-deficient least squares, entries
 // near the overflow threshold and float underflow. Each case runs

@@ -1,4 +1,4 @@
-// Numerically hard matrices (issue 7): extreme scaling, graded columns and
+// Numerically hard matrices: extreme scaling, graded columns and
 // rows, Kahan, Hilbert, rank-1, and LAPACK's dlatms test matrices with
 // condition numbers 1e2 … 1e15 in each of its five singular-value modes.
 // Householder QR is backward stable whatever the conditioning, so each must
@@ -109,7 +109,7 @@ TEST(RobustNumerics, ResidualNearOverflowThreshold) {
 // dgeqrt overflows too), but never silently: either the tiles are finite
 // and the check passes, or they hold Inf/NaN and the check fails (residual
 // or orthogonality not < 50). Since the tiles are scaled by a power of two
-// first (issue 14 item 14) it is always the former; the stages then refuse
+// first it is always the former; the stages then refuse
 // the R that r() returns, which holds Inf (RobustLimits, RobustAccuracy).
 TEST(RobustNumerics, OverflowNeverPassesTheCheck) {
   std::mt19937_64 engine = make_engine(8107);

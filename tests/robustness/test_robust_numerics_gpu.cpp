@@ -1,5 +1,5 @@
-// The hard matrices of test_robust_numerics.cpp through the GPU stages
-// (issue 7): FR3 (flat tree) and FR4 (flat and binary trees), tile 32, in
+// The hard matrices of test_robust_numerics.cpp through the GPU stages:
+// FR3 (flat tree) and FR4 (flat and binary trees), tile 32, in
 // double and, for the extreme scalings, float. Suites robustness and gpu;
 // exits 77 (meson's "skipped") without a GPU.
 #include <gtest/gtest.h>
@@ -82,7 +82,7 @@ TEST(RobustNumericsGpu, ExtremeScalingFloat) {
   expect_backward_stable(testing::graded(a, -35, 35, false), "float columns 1e-35 .. 1e+35");
 }
 
-// Issue 14 item 16: 0 × NaN must not leak. The entries outside A (the
+// 0 × NaN must not leak. The entries outside A (the
 // rows between m and lda, and the padding of the ragged last tiles, which
 // the kernels multiply by zero-padded reflectors) are NaN here; A itself is
 // finite. Pass rule: R and the reflector tiles are bit-identical to the run

@@ -1,4 +1,4 @@
-// Outputs and arguments (issue 14, items 1–9): fr1_serial, fr2_threaded and
+// Outputs and arguments: fr1_serial, fr2_threaded and
 // tiledqr_bench run as child processes against device nodes, FIFOs,
 // sockets and symbolic links made in a scratch folder (mknod, mkfifo,
 // bind), a full device, a file-size limit, concurrent runs and malformed

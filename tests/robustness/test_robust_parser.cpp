@@ -1,4 +1,4 @@
-// The Matrix Market reader under hostile input (issue 7), in process: the
+// The Matrix Market reader under hostile input, in process: the
 // fuzzer's seed corpus, every input the fuzzer ever found a problem with,
 // and a seeded mutation run — a small fuzzer of its own, so that every
 // `meson test` (and scripts/asan) shakes the parser even where libFuzzer is
@@ -149,7 +149,7 @@ struct Regression {
 // Pass rule: each regression input is parsed (or refused) as recorded,
 // without a crash or a sanitizer report.
 TEST(RobustParser, FuzzRegressions) {
-  // None yet: scripts/fuzz-mtx has found nothing (600 s runs, issue 7).
+  // None yet: scripts/fuzz-mtx has found nothing (600 s runs).
   const std::vector<Regression> regressions = {};
   if (regressions.empty()) GTEST_SKIP() << "no fuzzer finding recorded";
   for (const Regression& r : regressions) {

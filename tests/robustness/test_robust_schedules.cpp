@@ -1,4 +1,4 @@
-// Schedule stress (issue 7). Every tile receives its updates in the same
+// Schedule stress. Every tile receives its updates in the same
 // order whatever the schedule (docs/design.md §5), so any valid order of the tasks
 // must give the same bits. FR1 is driven by a seeded random ReadyPicker
 // through thousands of orders; FR2 by random sleeps before each task.

@@ -41,7 +41,8 @@ Shape make_shape(int64_t p, int64_t q, Tree tree, int32_t domains) {
     throw InputError("QR DAG: tile grid " + std::to_string(p) + " x " + std::to_string(q) +
                      " is outside 1 .. " + std::to_string(max_tiles) + " tiles per dimension");
   if (tree == Tree::tsqr)
-    throw InputError("QR DAG: the closed form covers the flat, binary, greedy and hierarchical trees, not the tsqr one");
+    throw InputError(
+        "QR DAG: the closed form covers the flat, binary, greedy and hierarchical trees, not the tsqr one");
   if (tree == Tree::hierarchical && domains < 1)
     throw InputError("QR DAG: the hierarchical tree needs domains >= 1, got " + std::to_string(domains));
   Shape s;

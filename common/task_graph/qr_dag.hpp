@@ -271,7 +271,6 @@ TILEDQR_HOST_DEVICE inline uint64_t sum_of_columns(uint64_t q, uint64_t k) {
   return k * q - pairs;
 }
 
-
 // The panel of r rows of shape s, for every tree. The flat, binary and
 // greedy trees are the functions above. The hierarchical tree (domains D,
 // inner tree flat; elimination_tree.hpp) puts row d in domain d mod D; in
@@ -383,11 +382,13 @@ TILEDQR_HOST_DEVICE inline uint64_t merge_tasks_before(const Shape& s, int32_t k
   return uint64_t(s.domains - 1) * sum_of_columns(q, t1) + sum_of_products(p - 1, q, uint64_t(k)) -
          sum_of_products(p - 1, q, t1);
 }
+
 }  // namespace detail
 
 // Id of the first task of step k (0 ≤ k ≤ steps; step_begin(steps) = num_tasks).
 TILEDQR_HOST_DEVICE inline int64_t step_begin(const Shape& s, int32_t k) {
-  return int64_t(detail::sum_of_products(uint64_t(s.p), uint64_t(s.q), uint64_t(k)) + detail::merge_tasks_before(s, k));
+  return int64_t(detail::sum_of_products(uint64_t(s.p), uint64_t(s.q), uint64_t(k)) +
+                 detail::merge_tasks_before(s, k));
 }
 
 TILEDQR_HOST_DEVICE inline int64_t id_at(const Shape& s, const Coord& c) {

@@ -17,7 +17,8 @@ std::unique_ptr<Fr4Runner<T>> make_block_runner(int32_t p, int32_t q, const Opti
   e.scratch_bytes_per_warp = int((Shape::shared_bytes / e.warps_per_block + 15) / 16 * 16);
   e.trace = options.trace;
   e.stall_timeout_seconds = options.watchdog_seconds;
-  return std::make_unique<Fr4RunnerOf<T, Kinds, BlockQrRunParams<T>>>(p, q, options.tree, options.tree_domains, Team::block,
+  return std::make_unique<Fr4RunnerOf<T, Kinds, BlockQrRunParams<T>>>(p, q, options.tree, options.tree_domains,
+                                                                   Team::block,
                                                                    options.priority_classes, e);
 }
 

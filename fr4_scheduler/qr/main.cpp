@@ -54,9 +54,10 @@ int main(int argc, char** argv) {
   // trace event and two task records (the trace, its copy in the result) a task.
   const auto host_schedule_bytes = [](int64_t m, int64_t n, const Options& options) {
     const int32_t p = tile_count(m, options.tile), q = tile_count(n, options.tile);
-    const double tasks = double(gpu::qr_graph_shape(p, q, options.tree, gpu::fr4_domains(m, options.tile, options)).num_tasks);
+    const int32_t domains = gpu::fr4_domains(m, options.tile, options);
+    const double tasks = double(gpu::qr_graph_shape(p, q, options.tree, domains).num_tasks);
     const double trace = options.trace ? tasks * double(sizeof(taskgraph::TraceEvent) + 2 * sizeof(TaskRecord)) : 0;
-    return double(gpu::qr_graph_host_bytes(p, q, options.tree, gpu::fr4_domains(m, options.tile, options), 1 << 16,
+    return double(gpu::qr_graph_host_bytes(p, q, options.tree, domains, 1 << 16,
                                            gpu::fr4_priority_classes(m, n, options.tile, options))) +
            trace;
   };

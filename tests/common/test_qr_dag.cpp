@@ -147,7 +147,8 @@ TEST(QrDagClosedForm, ContainsExactlyTheBuildersTasks) {
                 for (int32_t piv = -1; piv <= p; ++piv) {
                   const Task t{kind, k, i, j, piv};
                   ASSERT_EQ(qr_dag::contains(s, t), present.count({int(kind), k, i, j, piv}) == 1)
-                      << tree_name(tree) << " " << domains << " " << p << "x" << q << " " << task_kind_name(kind) << " k=" << k
+                      << tree_name(tree) << " " << domains << " " << p << "x" << q << " " << task_kind_name(kind)
+                      << " k=" << k
                       << " i=" << i << " j=" << j << " piv=" << piv;
                 }
       }

@@ -83,9 +83,11 @@ const std::vector<TileRow>& cpu_tile_table() {
 // ms; 32: 64.7; 128: 55.1), 256 at 16384² (271 ms; 64: 359; 32: 492);
 // tall matrices as double (262144 × 1024: 51.9 ms hierarchical, 79.1
 // binary at tile 256). Double squares of tile 256 take inner block 16
-// (an H200, report/data/fr4_inner_block_h200.csv: 16384² 178 ms against
-// 188 at 32, same machine); float keeps 32 (196 against 189 ms). No row
-// depends on the multiprocessor count yet: one class of GPU is measured.
+// (an H200, report/data/fr4_inner_block_h200.csv, one run: 16384² 180 ms
+// against 188 at 32, 32768² 1.30 s against 1.37); float squares and tall
+// matrices keep 32 (16384² float 196 ms against 189; 262144 × 1024 54.4
+// against 53.5). No row depends on the multiprocessor count yet: one
+// class of GPU is measured.
 const std::vector<TileRow>& gpu_tile_table(Precision precision) {
   static const std::vector<TileRow> double_rows = {
       {kAnyWorkers, 128, 4.0, 32, 32, Tree::binary},

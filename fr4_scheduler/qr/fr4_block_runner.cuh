@@ -18,8 +18,7 @@ std::unique_ptr<Fr4Runner<T>> make_block_runner(int32_t p, int32_t q, const Opti
   e.trace = options.trace;
   e.stall_timeout_seconds = options.watchdog_seconds;
   return std::make_unique<Fr4RunnerOf<T, Kinds, BlockQrRunParams<T>>>(p, q, options.tree, options.tree_domains,
-                                                                   Team::block,
-                                                                   options.priority_classes, e);
+                                                                   Team::block, options.priority_classes, e);
 }
 
 }  // namespace tiledqr::gpu

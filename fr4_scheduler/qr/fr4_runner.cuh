@@ -109,8 +109,7 @@ class Fr4RunnerOf final : public Fr4Runner<T> {
       : p_(p), q_(q), staged_(staged_buffer(p, q)), tree_(tree), domains_(domains), team_(team), exec_(exec),
         shape_(qr_graph_shape(p, q, tree, domains)),
         factor_(std::make_unique<GraphExec<Kinds>>(
-            qr_factor_graph(p, q, tree, domains, team, 1 << 16, 0, priority_classes),
-                                                   exec)) {}
+            qr_factor_graph(p, q, tree, domains, team, 1 << 16, 0, priority_classes), exec)) {}
 
   Status launch(const QrStorage<T>& storage, cudaStream_t stream) override {
     Params run = params(storage, storage.tiles.get());

@@ -184,8 +184,7 @@ qr_dag::Shape qr_graph_shape(int64_t p, int64_t q, Tree tree, int32_t domains) {
 }
 
 taskgraph::LayoutStream qr_factor_graph(int64_t p, int64_t q, Tree tree, int32_t domains, Team team,
-                                        int32_t chunk_tasks,
-                                        uint64_t host_memory_limit, int32_t priority_classes) {
+                                        int32_t chunk_tasks, uint64_t host_memory_limit, int32_t priority_classes) {
   if (chunk_tasks < 1) throw InputError("qr_factor_graph: chunk_tasks must be >= 1");
   const qr_dag::Shape shape = qr_graph_shape(p, q, tree, domains);
   const int64_t edges = count_edges(shape);

@@ -225,10 +225,12 @@ __device__ __forceinline__ int v_offset(int m, int j) {
 // 231 against 224 ms in double, 252 against 233 in float;
 // report/data/fr4_engine_h200.csv).
 // With `v_and_t` false only A1_b is copied (V_b and T_b come by a bulk copy
-// of a staged copy).
+// of a staged copy). `a1_whole`: the caller knows A1_b whole (a full inner
+// block, every pass column inside the tile, columns 16-byte aligned), so
+// A1_b takes 16-byte copies with no masks.
 template <class L, int NB, int IB, typename T>
 __device__ void stage_inner_block(ReflectorShape shape, T* stage, int b, int column0, const CompactWy<T>& a,
-                                  bool v_and_t = true) {
+                                  bool v_and_t = true, bool a1_whole = false) {
   static_assert(L::threads % NB == 0 && L::threads % IB == 0 && (NB * IB) % L::threads == 0,
                 "the copy loops have compile-time trip counts and per-thread rows");
   constexpr int bytes = sizeof(T);
@@ -288,7 +290,24 @@ __device__ void stage_inner_block(ReflectorShape shape, T* stage, int b, int col
       }
     }
   }
-  if (shape != ReflectorShape::unit_lower) {  // A1_b(j, column0 + c) → tops[c][j]
+  if (a1_whole) {  // A1_b(j, column0 + c) → tops[c][j], 16 bytes (2 or 4 rows) a copy
+    // The masked loops below spent ~500 instructions a warp and inner block
+    // on 4 copies a thread (report/data/block_kernels_ncu.txt): addresses
+    // and masks per copy. Here one address a thread, then constant strides.
+    constexpr int per = 16 / bytes, units = IB / per, step = L::threads / units;
+    static_assert(IB % per == 0 && L::threads % units == 0 && L::pass_columns % step == 0,
+                  "the whole copy has a compile-time trip count");
+    const int j = per * (tid % units), c0 = tid / units;
+    const uint32_t to = shared_address(tops + c0 * L::ld_top + j);
+    const unsigned char* from =
+        reinterpret_cast<const unsigned char*>(a1 + std::size_t(column0 + c0) * lda1 + col0 + j);
+    const std::size_t stride = std::size_t(step) * lda1 * bytes;
+#pragma unroll
+    for (int s = 0; s < L::pass_columns / step; ++s) {
+      copy_async_whole<16>(to + s * step * L::ld_top * bytes, from);
+      from += stride;
+    }
+  } else if (shape != ReflectorShape::unit_lower) {  // A1_b(j, column0 + c) → tops[c][j]
     if (bytes == 8 && columns_16_byte_aligned(a1, lda1)) {  // pairs of double rows, 16 bytes a copy
       constexpr int pairs = IB / 2, step = L::threads / pairs;
       const int j = 2 * (tid % pairs), c0 = tid / pairs;
@@ -479,6 +498,9 @@ __device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<T>& a
   // stage s's next phase.
   const bool bulk = STAGED && TILEDQR_BULK_COPIES && a.staged != nullptr && shape == ReflectorShape::full &&
                     m == NB && k % IB == 0;
+  // Every inner block's A1_b whole in every pass (FR4's tsmqr on whole
+  // tiles): unmasked copies and stores.
+  const bool a1_whole = bulk && n == NB && columns_16_byte_aligned(a1, lda1);
   uint64_t* const barriers = reinterpret_cast<uint64_t*>(reinterpret_cast<unsigned char*>(shared) + L::barrier_offset);
   uint32_t phases = 0;
   auto stage = [&](int s, int b, int column0) {
@@ -488,7 +510,7 @@ __device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<T>& a
       barrier_arrive_expect(barriers + s, bytes);
       copy_bulk(shared_address(to), a.staged + std::size_t(b) * L::staged_block_elements, bytes, barriers + s);
     }
-    stage_inner_block<L, NB, IB>(shape, to, b, column0, a, !bulk);
+    stage_inner_block<L, NB, IB>(shape, to, b, column0, a, !bulk, a1_whole);
     commit_async_copies();
   };
   auto wait_stage = [&](int s) {
@@ -681,7 +703,7 @@ __device__ void apply_compact_wy_mma(ReflectorShape shape, const CompactWy<T>& a
                   *reinterpret_cast<const double2*>(tops + (top_row + g + 8 * h2) * L::ld_top + j);
               const double2 updated = make_double2(top.x - wt[jt][2 * h2], top.y - wt[jt][2 * h2 + 1]);
               T* p = a1 + std::size_t(col) * lda1 + col0 + j;
-              if (a1_pairs && col0 + j + 1 < k && col < n) {
+              if (a1_whole || (a1_pairs && col0 + j + 1 < k && col < n)) {
                 store_pair(p, updated.x, updated.y);
               } else {
                 if (col0 + j < k && col < n) p[0] = static_cast<T>(updated.x);

@@ -104,9 +104,11 @@ __device__ __forceinline__ void copy_async_whole(uint32_t dst, const void* src) 
   asm volatile("cp.async.ca.shared.global [%0], [%1], %2;\n" ::"r"(dst), "l"(src), "n"(bytes) : "memory");
 }
 
-// True when p and every column start p + j·ld are 16-byte aligned.
-__device__ __forceinline__ bool columns_16_byte_aligned(const void* p, int ld) {
-  return ((reinterpret_cast<uintptr_t>(p) | (uintptr_t(ld) * sizeof(double))) & 15) == 0;
+// True when p and every column start p + j·ld (ld in elements of T) are
+// 16-byte aligned.
+template <typename T>
+__device__ __forceinline__ bool columns_16_byte_aligned(const T* p, int ld) {
+  return ((reinterpret_cast<uintptr_t>(p) | (uintptr_t(ld) * sizeof(T))) & 15) == 0;
 }
 
 __device__ __forceinline__ void commit_async_copies() {

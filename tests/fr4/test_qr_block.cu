@@ -82,11 +82,13 @@ struct Case {
   int64_t m, n;
 };
 // Ragged in both directions for each tile, square, wide and tall, every
-// inner block the kernels take.
+// inner block the kernels take; at tile 256 also whole tiles beside ragged
+// ones (600 × 520: tsmqr on whole pairs of tiles fills its stages from the
+// staged copies of the tsqrt factors, A1_b by unmasked copies).
 const Case kCases[] = {
     {64, 16, 100, 37},  {64, 32, 37, 100},  {64, 64, 130, 130}, {64, 32, 257, 65},  {64, 16, 500, 96},
     {64, 32, 1, 1},     {128, 32, 300, 200}, {128, 16, 129, 257}, {128, 64, 1000, 130}, {128, 32, 70, 45},
-    {256, 32, 300, 260}, {256, 16, 600, 200}, {256, 32, 200, 520},
+    {256, 32, 300, 260}, {256, 16, 600, 200}, {256, 32, 200, 520}, {256, 16, 600, 520}, {256, 32, 600, 520},
 };
 const Tree kTrees[] = {Tree::flat, Tree::binary, Tree::greedy, Tree::hierarchical};
 

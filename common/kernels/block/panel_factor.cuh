@@ -62,6 +62,8 @@ struct PanelLayout {
   static constexpr int threads = CompactWyLaunch<T, NB, IB>::threads;
   static constexpr int warps = threads / 32;
   static constexpr int rows_per_warp = NB / warps;
+  // Inner blocks whose trailing updates go together (factor_inner_block).
+  static constexpr int trailing_group = 2;
   static constexpr int cols_per_lane = IB > 32 ? IB / 32 : 1;
   static_assert(NB % warps == 0, "every warp owns the same number of rows");
   static_assert(IB == 16 || IB == 32 || IB == 64, "the panel takes IB = 16, 32 or 64");
@@ -116,6 +118,18 @@ __device__ __forceinline__ void store_rows(T* p, const T (&in)[N]) {
     pair.y = in[2 * s + 1];
     reinterpret_cast<PairOf<T>*>(p)[s] = pair;
   }
+}
+
+// x[0] + … + x[N − 1] added pairwise, neighbours first (N a power of two):
+// log2 N additions deep.
+template <int N, typename T>
+__device__ __forceinline__ T pairwise_sum(T (&x)[N]) {
+  static_assert(N > 0 && (N & (N - 1)) == 0, "a power of two");
+#pragma unroll
+  for (int width = 1; width < N; width *= 2)
+#pragma unroll
+    for (int e = 0; e + width < N; e += 2 * width) x[e] += x[e + width];
+  return x[0];
 }
 
 // The update of the columns right of a panel, out of line: the three
@@ -274,18 +288,18 @@ __device__ void factor_inner_block(int b, int m, int n, int k, T* top, int ld_to
       __syncwarp();
       T x[RPW];
       load_rows(xw, x);
-      T sq[2] = {0, 0}, dt[CPL][2];
+      T sq[4] = {0, 0, 0, 0}, dt[CPL][4];
 #pragma unroll
-      for (int u = 0; u < CPL; ++u) dt[u][0] = dt[u][1] = 0;
+      for (int u = 0; u < CPL; ++u) dt[u][0] = dt[u][1] = dt[u][2] = dt[u][3] = 0;
 #pragma unroll
       for (int s = 0; s < RPW; ++s) {
-        sq[s & 1] += x[s] * x[s];
+        sq[s & 3] += x[s] * x[s];
 #pragma unroll
-        for (int u = 0; u < CPL; ++u) dt[u][s & 1] += x[s] * vals[u][s];
+        for (int u = 0; u < CPL; ++u) dt[u][s & 3] += x[s] * vals[u][s];
       }
-      squares = sq[0] + sq[1];
+      squares = (sq[0] + sq[1]) + (sq[2] + sq[3]);
 #pragma unroll
-      for (int u = 0; u < CPL; ++u) dot[u] = dt[u][0] + dt[u][1];
+      for (int u = 0; u < CPL; ++u) dot[u] = (dt[u][0] + dt[u][1]) + (dt[u][2] + dt[u][3]);
       nonzero = squares != T(0);
       if (!nonzero)
 #pragma unroll
@@ -304,18 +318,20 @@ __device__ void factor_inner_block(int b, int m, int n, int k, T* top, int ld_to
     __syncthreads();  // (c) the partial sums and the pivot row are written
 
     // (d) the reflector, the same in every thread.
-    squares = 0;
+    // The warps' sums added pairwise (a fixed tree: log2(warps) additions
+    // deep, not warps; the same order in every thread).
     int flags = 0;
-#pragma unroll
-    for (int u = 0; u < CPL; ++u) dot[u] = 0;
+    T sq_w[L::warps], dot_w[CPL][L::warps];
 #pragma unroll
     for (int w = 0; w < L::warps; ++w) {
-      squares += part_sums[w * LDP + IB];
+      sq_w[w] = part_sums[w * LDP + IB];
       flags |= part_flags[w];
 #pragma unroll
-      for (int u = 0; u < CPL; ++u)
-        if (lane + 32 * u < IB) dot[u] += part_sums[w * LDP + lane + 32 * u];
+      for (int u = 0; u < CPL; ++u) dot_w[u][w] = lane + 32 * u < IB ? part_sums[w * LDP + lane + 32 * u] : T(0);
     }
+    squares = pairwise_sum(sq_w);
+#pragma unroll
+    for (int u = 0; u < CPL; ++u) dot[u] = pairwise_sum(dot_w[u]);
     flag = (flags & 1) != 0;
     const bool x_nonzero = (flags & 2) != 0;
     const T alpha = geqrt_kind ? pivot_row[j] : tops[j * LDS + j];
@@ -503,21 +519,32 @@ __device__ void factor_inner_block(int b, int m, int n, int k, T* top, int ld_to
   }
   __syncthreads();  // V, R and T_b are in global memory; shared memory is free
 
-  // The columns to the right take Q_bᵀ.
+  // The columns to the right take Q_bᵀ, inner blocks in groups of
+  // PanelLayout::trailing_group: inside a group only the next inner block's
+  // columns take the group's blocks so far; after its last block every
+  // column past the group takes all of them in one call, so that the engine
+  // moves those columns in and out once a group, not once an inner block.
+  constexpr int G = L::trailing_group;
   const int right = i + kb;
+  const int blocks = (k + IB - 1) / IB;
+  const bool group_done = b % G == G - 1 || b + 1 == blocks;
+  const int first = b - b % G;  // the group's first inner block
+  const int i0 = first * IB;    // … and its first column
   if (right < n) {
     CompactWy<T> a{};
-    a.n = n - right;
+    // Inside a group: the next inner block's columns only (fewer than IB
+    // when it is geqrt's last, of a tile with fewer rows than columns).
+    a.n = group_done ? n - right : (k - right < IB ? k - right : IB);
     a.k = right;
-    a.first_block = b;
+    a.first_block = first;
     a.t = t;
     a.ldt = ldt;
     if (geqrt_kind) {
-      a.m = m - i;
-      a.row_offset = i;
-      a.v = body + i;
+      a.m = m - i0;
+      a.row_offset = i0;
+      a.v = body + i0;
       a.ldv = ld_body;
-      a.c = body + std::size_t(right) * ld_body + i;
+      a.c = body + std::size_t(right) * ld_body + i0;
       a.ldc = ld_body;
     } else {
       // ttqrt: rows past the last reflector's reach are not changed.

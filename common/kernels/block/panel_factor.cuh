@@ -2,7 +2,8 @@
 // factors an inner block of IB columns one Householder reflector at a time
 // (LAPACK ?geqrt3 / ?tpqrt2 without the recursion), forms its compact-WY
 // T_b, and updates the columns to the right with the block reflector
-// (compact_wy_apply.cuh). Buttari, Langou, Kurzak, Dongarra, "A class of
+// (compact_wy_apply.cuh), two inner blocks' reflectors at a time where it
+// can (factor_inner_block). Buttari, Langou, Kurzak, Dongarra, "A class of
 // parallel tiled linear algebra algorithms for multicore architectures"
 // (2009), §3: the tile kernels with inner blocking.
 //

@@ -294,24 +294,18 @@ __device__ void stage_inner_block(ReflectorShape shape, T* stage, int b, int col
     // The masked loops below spent ~500 instructions a warp and inner block
     // on 4 copies a thread (report/data/block_kernels_ncu.txt): addresses
     // and masks per copy. Here one address a thread, then constant strides.
-    // With more threads than the pass has 16-byte units, the threads past
-    // its columns copy nothing.
     constexpr int per = 16 / bytes, units = IB / per, step = L::threads / units;
-    constexpr int trips = L::pass_columns > step ? L::pass_columns / step : 1;
-    static_assert(IB % per == 0 && L::threads % units == 0 &&
-                      (L::pass_columns % step == 0 || step % L::pass_columns == 0),
+    static_assert(IB % per == 0 && L::threads % units == 0 && L::pass_columns % step == 0,
                   "the whole copy has a compile-time trip count");
     const int j = per * (tid % units), c0 = tid / units;
-    if (c0 < L::pass_columns) {
-      const uint32_t to = shared_address(tops + c0 * L::ld_top + j);
-      const unsigned char* from =
-          reinterpret_cast<const unsigned char*>(a1 + std::size_t(column0 + c0) * lda1 + col0 + j);
-      const std::size_t stride = std::size_t(step) * lda1 * bytes;
+    const uint32_t to = shared_address(tops + c0 * L::ld_top + j);
+    const unsigned char* from =
+        reinterpret_cast<const unsigned char*>(a1 + std::size_t(column0 + c0) * lda1 + col0 + j);
+    const std::size_t stride = std::size_t(step) * lda1 * bytes;
 #pragma unroll
-      for (int s = 0; s < trips; ++s) {
-        copy_async_whole<16>(to + s * step * L::ld_top * bytes, from);
-        from += stride;
-      }
+    for (int s = 0; s < L::pass_columns / step; ++s) {
+      copy_async_whole<16>(to + s * step * L::ld_top * bytes, from);
+      from += stride;
     }
   } else if (shape != ReflectorShape::unit_lower) {  // A1_b(j, column0 + c) → tops[c][j]
     if (bytes == 8 && columns_16_byte_aligned(a1, lda1)) {  // pairs of double rows, 16 bytes a copy

@@ -264,7 +264,7 @@ __device__ void factor_inner_block(int b, int m, int n, int k, T* top, int ld_to
     part &= in_matrix;
     const bool whole = part == all_rows;
     // (b) x to shared memory, by the lane that holds column j; this thread's
-    // sums: xᵀx and xᵀa_c for its columns, each in two interleaved partial
+    // sums: xᵀx and xᵀa_c for its columns, each in four interleaved partial
     // sums (a fixed order). Whether x has a nonzero entry (else H = I): a
     // nonzero xᵀx says so; only where it is zero (padding, or squares all
     // underflowed) are the entries looked at. The same in every lane.

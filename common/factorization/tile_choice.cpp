@@ -84,16 +84,18 @@ const std::vector<TileRow>& cpu_tile_table() {
 // tall matrices as double (262144 × 1024: 51.9 ms hierarchical, 79.1
 // binary at tile 256). Double squares of tile 256 take inner block 16
 // (an H200, report/data/fr4_inner_block_h200.csv, one run: 16384² 180 ms
-// against 188 at 32, 32768² 1.30 s against 1.37); float squares and tall
-// matrices keep 32 (16384² float 196 ms against 189; 262144 × 1024 54.4
-// against 53.5). No row depends on the multiprocessor count yet: one
-// class of GPU is measured.
+// against 188 at 32, 32768² 1.30 s against 1.37), and so do those of tile
+// 64 (report/data/fr4_tile64_h200.csv, run b: 8192² 46.5 ms against 48.2;
+// run c: 6144² 24.4 against 24.6, 11264² 104.4 against 108.5); float
+// squares and tall matrices keep 32 (16384² float 196 ms against 189;
+// 8192² 47.9 against 48.1; 262144 × 1024 54.4 against 53.5). No row
+// depends on the multiprocessor count yet: one class of GPU is measured.
 const std::vector<TileRow>& gpu_tile_table(Precision precision) {
   static const std::vector<TileRow> double_rows = {
       {kAnyWorkers, 128, 4.0, 32, 32, Tree::binary},
       {kAnyWorkers, kAnyNarrow, 4.0, 256, 32, Tree::hierarchical},
       {kAnyWorkers, 4096, 0.0, 32, 32, Tree::flat},
-      {kAnyWorkers, 11585, 0.0, 64, 32, Tree::flat},
+      {kAnyWorkers, 11585, 0.0, 64, 16, Tree::flat},
       {kAnyWorkers, kAnyNarrow, 0.0, 256, 16, Tree::flat},
   };
   static const std::vector<TileRow> single_rows = {

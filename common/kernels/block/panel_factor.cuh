@@ -566,20 +566,40 @@ __device__ void factor_inner_block(int b, int m, int n, int k, T* top, int ld_to
 // The whole factor kind: every inner block in turn; k = min(m, n) for
 // geqrt, n for tsqrt and ttqrt.
 template <typename T, int NB, int IB, PanelKind kind>
-__device__ void factor_blocks(int m, int n, T* top, int ld_top, T* body, int ld_body, T* t, int ldt, T* shared) {
+__device__ __forceinline__ void factor_blocks(int m, int n, T* top, int ld_top, T* body, int ld_body, T* t, int ldt,
+                                              T* shared) {
   const int k = kind == PanelKind::geqrt ? (m < n ? m : n) : n;
   const int blocks = (k + IB - 1) / IB;
   for (int b = 0; b < blocks; ++b)
     factor_inner_block<T, NB, IB, kind>(b, m, n, k, top, ld_top, body, ld_body, t, ldt, shared);
 }
 
+// factor_blocks out of line, one function a kind, so that ptxas allocates
+// each kind's registers alone.
+template <typename T, int NB, int IB, PanelKind kind>
+__device__ __noinline__ void factor_blocks_alone(int m, int n, T* top, int ld_top, T* body, int ld_body, T* t,
+                                                 int ldt, T* shared) {
+  factor_blocks<T, NB, IB, kind>(m, n, top, ld_top, body, ld_body, t, ldt, shared);
+}
+
+// One kind: out of line at tiles up to 128 (FR4 8192², tile 64, inner
+// block 32: 47.3 ms against 48.2 inlined, where the three kinds in one
+// function spilled), inlined at 256 (262144 × 256: 10.62 ms against 10.75
+// out of line; an H200, report/data/fr4_tile64_h200.csv, runs b and a).
+template <typename T, int NB, int IB, PanelKind kind>
+__device__ __forceinline__ void factor_kind(int m, int n, T* top, int ld_top, T* body, int ld_body, T* t, int ldt,
+                                            T* shared) {
+  if constexpr (NB <= 128) factor_blocks_alone<T, NB, IB, kind>(m, n, top, ld_top, body, ld_body, t, ldt, shared);
+  else factor_blocks<T, NB, IB, kind>(m, n, top, ld_top, body, ld_body, t, ldt, shared);
+}
+
 template <typename T, int NB, int IB>
 __device__ void factor_tile(PanelKind kind, int m, int n, T* top, int ld_top, T* body, int ld_body, T* t,
                             int ldt, T* shared) {
   switch (kind) {
-    case PanelKind::geqrt: factor_blocks<T, NB, IB, PanelKind::geqrt>(m, n, top, ld_top, body, ld_body, t, ldt, shared); break;
-    case PanelKind::tsqrt: factor_blocks<T, NB, IB, PanelKind::tsqrt>(m, n, top, ld_top, body, ld_body, t, ldt, shared); break;
-    case PanelKind::ttqrt: factor_blocks<T, NB, IB, PanelKind::ttqrt>(m, n, top, ld_top, body, ld_body, t, ldt, shared); break;
+    case PanelKind::geqrt: factor_kind<T, NB, IB, PanelKind::geqrt>(m, n, top, ld_top, body, ld_body, t, ldt, shared); break;
+    case PanelKind::tsqrt: factor_kind<T, NB, IB, PanelKind::tsqrt>(m, n, top, ld_top, body, ld_body, t, ldt, shared); break;
+    case PanelKind::ttqrt: factor_kind<T, NB, IB, PanelKind::ttqrt>(m, n, top, ld_top, body, ld_body, t, ldt, shared); break;
   }
 }
 

@@ -51,7 +51,7 @@ struct BlockTaskShape {
   static constexpr std::size_t shared_bytes = kernels::block::PanelLayout<T, NB, IB>::shared_bytes;
   // Elements of one tile's staged copy of a tsqrt factor (BlockTaskData::
   // staged; 0: none), the size the host allocates (staged_layout.hpp).
-  static constexpr std::size_t staged_tile_elements = kernels::block::staged_tile_elements(NB, IB);
+  static constexpr std::size_t staged_tile_elements = kernels::block::staged_tile_elements(NB, IB, sizeof(T));
   static_assert(staged_tile_elements == 0 ||
                     (kernels::block::CompactWyLaunch<T, NB, IB>::tensor_cores &&
                      staged_tile_elements == std::size_t(NB / IB) * kernels::block::CompactWyLaunch<

@@ -85,9 +85,10 @@ double Fr4Factorization<T>::device_bytes(int64_t m, int64_t n, const Options& op
   // The warp executor's workers; the block executor has fewer (one a block).
   const int64_t workers = GraphExec<QrKinds<T>>::launch_shape(warp_exec_options<T>(options)).workers;
   // The block kinds' runner keeps staged copies of the tsqrt factors.
-  const double staged = tiles.tile == 32 ? 0.0
-                                         : double(p) * double(q) * double(sizeof(T)) *
-                                               double(kernels::block::staged_tile_elements(tiles.tile, tiles.inner_block));
+  const double staged =
+      tiles.tile == 32 ? 0.0
+                       : double(p) * double(q) * double(sizeof(T)) *
+                             double(kernels::block::staged_tile_elements(tiles.tile, tiles.inner_block, sizeof(T)));
   return QrStorage<T>::device_bytes(p, q, tiles.tile, tiles.inner_block) + staged +
          double(qr_graph_device_bytes(p, q, options.tree, tiles.domains, workers, options.trace,
                                       tiles.priority_classes));

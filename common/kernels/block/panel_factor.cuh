@@ -583,9 +583,10 @@ __device__ __noinline__ void factor_blocks_alone(int m, int n, T* top, int ld_to
 }
 
 // One kind: out of line at tiles up to 128 (FR4 8192², tile 64, inner
-// block 32: 47.3 ms against 48.2 inlined, where the three kinds in one
-// function spilled), inlined at 256 (262144 × 256: 10.62 ms against 10.75
-// out of line; an H200, report/data/fr4_tile64_h200.csv, runs b and a).
+// block 32: 47.3 ms against 48.2 with the three kinds inlined into one
+// function; ptxas -v: 16 bytes of spill loads at inner block 16 there, none
+// apart), inlined at 256 (262144 × 256: 10.62 ms against 10.75 out of line;
+// an H200, report/data/fr4_tile64_h200.csv, runs b and a).
 template <typename T, int NB, int IB, PanelKind kind>
 __device__ __forceinline__ void factor_kind(int m, int n, T* top, int ld_top, T* body, int ld_body, T* t, int ldt,
                                             T* shared) {

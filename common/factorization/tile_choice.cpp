@@ -77,32 +77,42 @@ const std::vector<TileRow>& cpu_tile_table() {
 // hierarchical tree (flat domains of 8 tile rows, binary across; an H200,
 // report/data/fr4_hierarchical_h200.csv: 262144 × 1024 55.8 ms, binary
 // 80.6, cuSOLVER 69.3; 262144 × 256 11.6 ms against 16.1 binary at tile
-// 256 and 15.7 at tile 32 before). Single precision, whose block kernels run on the FP64 tensor
-// cores with widened operands (report/data/fr4_float_h200.csv, an H200):
-// tile 32 up to 4096² (11.15 ms against 11.20 at 64), 64 at 8192² (50.9
-// ms; 32: 64.7; 128: 55.1), 256 at 16384² (271 ms; 64: 359; 32: 492);
-// tall matrices as double (262144 × 1024: 51.9 ms hierarchical, 79.1
-// binary at tile 256). Double squares of tile 256 take inner block 16
+// 256 and 15.7 at tile 32 before); in double, tile 64 with inner block 16
+// up to 512 columns (report/data/fr4_tile_choice_h200.csv, an H200, two
+// rounds: 262144 × 256 10.42 ms against 10.65 at tile 256 and 14.6 at 128;
+// 262144 × 1024 51.9 at 256 against 61.1 at 64). Single precision, whose
+// block kernels run on the FP64 tensor cores with widened operands
+// (report/data/fr4_float_h200.csv, an H200): tile 32 up to 4096² (11.15 ms
+// against 11.20 at 64), 64 at 8192² (50.9 ms; 32: 64.7; 128: 55.1), 256 at
+// 16384² (271 ms; 64: 359; 32: 492); tall matrices tile 32 up to 128
+// columns and 256 beyond (262144 × 1024: 51.9 ms hierarchical, 79.1 binary
+// at tile 256). Between 8192² and 16384² (fr4_tile_choice_h200.csv): double
+// keeps tile 64 up to 9216² (62.1 ms against 65.3 at 256) and takes 256
+// from 10240² (73.2–73.9 against 81.3–81.6); float keeps 64 at 8192² (45.5
+// against 49.0) and takes 256 from 9216² (56.0–57.2 against 61.4).
+// Double squares of tile 256 take inner block 16
 // (an H200, report/data/fr4_inner_block_h200.csv, one run: 16384² 180 ms
 // against 188 at 32, 32768² 1.30 s against 1.37), and so do those of tile
 // 64 (report/data/fr4_tile64_h200.csv, run b: 8192² 46.5 ms against 48.2;
 // run c: 6144² 24.4 against 24.6, 11264² 104.4 against 108.5); float
-// squares and tall matrices keep 32 (16384² float 196 ms against 189;
-// 8192² 47.9 against 48.1; 262144 × 1024 54.4 against 53.5). No row
-// depends on the multiprocessor count yet: one class of GPU is measured.
+// squares and tall matrices of tile 256 keep 32 (16384² float 196 ms
+// against 189; 8192² 47.9 against 48.1; 262144 × 1024 54.4 against 53.5).
+// No row depends on the multiprocessor count yet: one class of GPU is
+// measured.
 const std::vector<TileRow>& gpu_tile_table(Precision precision) {
   static const std::vector<TileRow> double_rows = {
       {kAnyWorkers, 128, 4.0, 32, 32, Tree::binary},
+      {kAnyWorkers, 512, 4.0, 64, 16, Tree::hierarchical},
       {kAnyWorkers, kAnyNarrow, 4.0, 256, 32, Tree::hierarchical},
       {kAnyWorkers, 4096, 0.0, 32, 32, Tree::flat},
-      {kAnyWorkers, 11585, 0.0, 64, 16, Tree::flat},
+      {kAnyWorkers, 9714, 0.0, 64, 16, Tree::flat},
       {kAnyWorkers, kAnyNarrow, 0.0, 256, 16, Tree::flat},
   };
   static const std::vector<TileRow> single_rows = {
       {kAnyWorkers, 128, 4.0, 32, 32, Tree::binary},
       {kAnyWorkers, kAnyNarrow, 4.0, 256, 32, Tree::hierarchical},
       {kAnyWorkers, 5793, 0.0, 32, 32, Tree::flat},
-      {kAnyWorkers, 11585, 0.0, 64, 32, Tree::flat},
+      {kAnyWorkers, 8689, 0.0, 64, 32, Tree::flat},
       {kAnyWorkers, kAnyNarrow, 0.0, 256, 32, Tree::flat},
   };
   return precision == Precision::single_precision ? single_rows : double_rows;

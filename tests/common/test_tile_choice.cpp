@@ -69,15 +69,17 @@ TEST(TileChoice, TablesAreReadInOrder) {
 
 // Pass rule: the GPU's choice is the measured winner of each calibrated
 // shape (report/data/tile_choice_gpu_h100.csv): double takes the warp
-// kernels' tile 32 up to 4096², the block kernels' 64 at 8192² and 256 at
-// 16384²; tall matrices the binary tree with tile 32 up to 128 columns and
-// tile 256 with the hierarchical tree from 256 on
-// (report/data/fr4_hierarchical_h200.csv); single precision
-// (report/data/fr4_float_h200.csv) tile 32 up to 4096², 64 at 8192², 256
-// at 16384², tall matrices as double; every GPU tile is one the
-// task-graph factorisation runs, its inner block 32 but for double squares
-// of tiles 64 and 256, which take 16 (report/data/fr4_inner_block_h200.csv,
-// fr4_tile64_h200.csv).
+// kernels' tile 32 up to 4096², the block kernels' 64 at 8192² and 9216²
+// and 256 from 10240²; tall matrices the binary tree with tile 32 up to 128
+// columns, then the hierarchical tree with tile 64 at 256 columns and 256
+// at 1024 (report/data/fr4_hierarchical_h200.csv,
+// fr4_tile_choice_h200.csv); single precision (report/data/
+// fr4_float_h200.csv) tile 32 up to 4096², 64 at 8192², 256 from 9216²,
+// tall matrices tile 32 (binary) up to 128 columns and 256 (hierarchical)
+// beyond. Every GPU tile is one the task-graph factorisation runs, its
+// inner block 32 but for double squares of tiles 64 and 256 and double tall
+// matrices of tile 64, which take 16 (report/data/fr4_inner_block_h200.csv,
+// fr4_tile64_h200.csv, fr4_tile_choice_h200.csv).
 TEST(TileChoice, GpuTableGivesTheMeasuredWinners) {
   const auto gpu = [](int64_t m, int64_t n, Precision p) {
     return choose_tile({TileTarget::gpu, m, n, p, 1, "NVIDIA H100 80GB HBM3", 132});
@@ -92,9 +94,11 @@ TEST(TileChoice, GpuTableGivesTheMeasuredWinners) {
   const std::vector<Expected> expected = {
       {512, 512, d, 32, Tree::flat},           {4096, 4096, d, 32, Tree::flat},
       {8192, 8192, d, 64, Tree::flat},         {16384, 16384, d, 256, Tree::flat},
-      {262144, 32, d, 32, Tree::binary},       {262144, 256, d, 256, Tree::hierarchical},
+      {262144, 32, d, 32, Tree::binary},       {262144, 256, d, 64, Tree::hierarchical},
       {262144, 1024, d, 256, Tree::hierarchical}, {4096, 4096, s, 32, Tree::flat},
       {8192, 8192, s, 64, Tree::flat},         {16384, 16384, s, 256, Tree::flat},
+      {9216, 9216, d, 64, Tree::flat},         {10240, 10240, d, 256, Tree::flat},
+      {9216, 9216, s, 256, Tree::flat},         {11264, 11264, d, 256, Tree::flat},
       {262144, 1024, s, 256, Tree::hierarchical}, {262144, 64, s, 32, Tree::binary},
       {3000, 5000, d, 32, Tree::flat},
   };
@@ -103,7 +107,8 @@ TEST(TileChoice, GpuTableGivesTheMeasuredWinners) {
     EXPECT_EQ(c.tile, e.tile) << e.m << "x" << e.n;
     EXPECT_EQ(c.tree, e.tree) << e.m << "x" << e.n;
     const bool square_16 = e.precision == d && (e.tile == 64 || e.tile == 256) && e.m == e.n;
-    EXPECT_EQ(c.inner_block, square_16 ? 16 : 32) << e.m << "x" << e.n;
+    const bool tall_16 = e.precision == d && e.tile == 64 && e.m >= 4 * e.n;
+    EXPECT_EQ(c.inner_block, square_16 || tall_16 ? 16 : 32) << e.m << "x" << e.n;
   }
   for (const Precision p : {d, s})
     for (const TileRow& row : gpu_tile_table(p)) {

@@ -8,7 +8,10 @@ and no scheduling cost. The dependencies are the tile rules of
 docs/design.md §4: a task waits for the previous writer of every tile it
 writes and, for the update kinds, for the factor task that made its
 reflectors. A path near the run's time says the chain of factor and update
-tasks bounds it; a short one, that the work per worker does.
+tasks bounds it; a short one, that the work per worker does. The path the
+run took (back from the last task through the predecessor each task waited
+for) splits the run's time into task time and waits, and each kind's mean
+wait from ready to start says what the scheduler adds.
 
     python3 report/bench/trace_summary.py trace.csv [--json]
 """
@@ -111,6 +114,33 @@ def summarise(tasks):
         path_kind[t["kind"]]["ns"] += t["end"] - t["start"]
         length += 1
         x = via[x]
+    # How the run spent its time: from the task that ended last, back
+    # through the predecessor each task waited for (the one that ended last
+    # before it started), each step split into the task's own time and the
+    # wait between that end and its start: the dependence's release and the
+    # pick of a worker, which faster kernels do not shorten. A task's ready
+    # time is its last predecessor's end (the run's start for the first).
+    ready = [origin] * len(tasks)
+    for x in range(len(tasks)):
+        for p in preds[x]:
+            ready[x] = max(ready[x], tasks[p]["end"])
+    wait_kind = defaultdict(int)
+    for x, t in enumerate(tasks):
+        wait_kind[t["kind"]] += max(0, t["start"] - ready[x])
+    run_kind = defaultdict(lambda: {"count": 0, "ns": 0, "wait_ns": 0})
+    x = max(range(len(tasks)), key=lambda y: tasks[y]["end"])
+    run_tasks = run_ns = run_wait = 0
+    while x is not None:
+        t = tasks[x]
+        before = max(preds[x], key=lambda p: tasks[p]["end"]) if preds[x] else None
+        wait = max(0, t["start"] - (tasks[before]["end"] if before is not None else origin))
+        run_kind[t["kind"]]["count"] += 1
+        run_kind[t["kind"]]["ns"] += t["end"] - t["start"]
+        run_kind[t["kind"]]["wait_ns"] += wait
+        run_tasks += 1
+        run_ns += t["end"] - t["start"]
+        run_wait += wait
+        x = before
     busy = sum(v["ns"] for v in by_kind.values())
     return {
         "tasks": len(tasks),
@@ -123,6 +153,14 @@ def summarise(tasks):
             "tasks": length,
             "ms": floor / 1e6,
             "kinds": {k: {"count": v["count"], "ms": v["ns"] / 1e6} for k, v in sorted(path_kind.items())},
+        },
+        "wait_mean_us": {k: wait_kind[k] / by_kind[k]["count"] / 1e3 for k in sorted(by_kind)},
+        "as_run_path": {
+            "tasks": run_tasks,
+            "task_ms": run_ns / 1e6,
+            "wait_ms": run_wait / 1e6,
+            "kinds": {k: {"count": v["count"], "ms": v["ns"] / 1e6, "wait_ms": v["wait_ns"] / 1e6}
+                      for k, v in sorted(run_kind.items())},
         },
     }
 
@@ -149,6 +187,12 @@ def main(argv):
           f"of the run)")
     for k, v in c["kinds"].items():
         print(f"  {k:6s} {v['count']:8d} tasks, {v['ms']:10.3f} ms")
+    a = s["as_run_path"]
+    print(f"as run: {a['tasks']} tasks from the first start to the last end, {a['task_ms']:.3f} ms in them, "
+          f"{a['wait_ms']:.3f} ms from a predecessor's end to the next start")
+    for k, v in a["kinds"].items():
+        print(f"  {k:6s} {v['count']:8d} tasks, {v['ms']:10.3f} ms, waited {v['wait_ms']:10.3f} ms")
+    print("ready to start, mean: " + ", ".join(f"{k} {v:.2f} us" for k, v in s["wait_mean_us"].items()))
     return 0
 
 

@@ -3,7 +3,9 @@
 # summary counts the flat tree's tasks of a 6 × 4 tile grid kind by kind
 # (geqrt 4, tsqrt 14, ormqr 6, tsmqr 26), the one worker's busy share is at
 # most 1, the critical path lies between the longest task and the run's
-# time, and a file that is not a trace is refused with exit status 2.
+# time, the path the run took splits the run's time exactly into task time
+# and waits (none negative), and a file that is not a trace is refused with
+# exit status 2.
 set -euo pipefail
 fr1=$1
 script=$2
@@ -25,6 +27,11 @@ longest = max(int(r["end_ns"]) - int(r["start_ns"]) for r in rows) / 1e6
 path = s["critical_path"]["ms"]
 assert longest - 1e-9 <= path <= s["wall_ms"] + 1e-9, (longest, path, s["wall_ms"])
 assert sum(v["count"] for v in s["critical_path"]["kinds"].values()) == s["critical_path"]["tasks"]
+a = s["as_run_path"]
+assert abs(a["task_ms"] + a["wait_ms"] - s["wall_ms"]) <= 1e-6, (a, s["wall_ms"])
+assert a["wait_ms"] >= 0 and all(v >= 0 for v in s["wait_mean_us"].values()), a
+assert sum(v["count"] for v in a["kinds"].values()) == a["tasks"] <= 50, a
+assert set(s["wait_mean_us"]) == set(expected), s["wait_mean_us"]
 print(f"trace summary: 50 tasks, path {path:.3f} ms of {s['wall_ms']:.3f} ms")
 PY
 printf 'a,b\n1,2\n' > "$scratch/other.csv"

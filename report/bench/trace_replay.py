@@ -31,24 +31,12 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from trace_summary import KINDS, predecessors, read_trace  # noqa: E402
+from trace_summary import KINDS, kind_values, predecessors, read_trace  # noqa: E402
 
 
 def parse_scale(text):
     """'tsmqr=0.7,tsqrt=0.5' as {kind: factor}; ValueError for anything else."""
-    scale = {}
-    for item in filter(None, (part.strip() for part in text.split(","))):
-        kind, sep, value = item.partition("=")
-        if not sep or kind not in KINDS:
-            raise ValueError(f"--scale: '{item}' is not KIND=FACTOR with a kind of {', '.join(sorted(KINDS))}")
-        try:
-            factor = float(value)
-        except ValueError:
-            raise ValueError(f"--scale: '{value}' is not a number") from None
-        if not factor >= 0 or factor == float("inf"):
-            raise ValueError(f"--scale: the factor of {kind} must be finite and at least 0, got {value}")
-        scale[kind] = factor
-    return scale
+    return kind_values(text, "--scale", KINDS, "FACTOR")
 
 
 def parse_policy(text):

@@ -40,6 +40,25 @@ def written_tiles(kind, k, i, j, piv):
     raise ValueError(f"unknown task kind {kind!r}")
 
 
+def kind_values(text, option, allowed, what):
+    """'kind=value,...' as {kind: value}, each kind one of `allowed` and
+    given once, each value a finite number of at least 0; ValueError naming
+    `option` (and `what` a value is) for anything else."""
+    values = {}
+    for item in filter(None, (part.strip() for part in text.split(","))):
+        kind, sep, value = item.partition("=")
+        if not sep or kind not in allowed or kind in values:
+            raise ValueError(f"{option}: '{item}' is not KIND={what} with a new kind of {', '.join(sorted(allowed))}")
+        try:
+            number = float(value)
+        except ValueError:
+            raise ValueError(f"{option}: '{value}' is not a number") from None
+        if not number >= 0 or number == float("inf"):
+            raise ValueError(f"{option}: the {what.lower()} of {kind} must be finite and at least 0, got {value}")
+        values[kind] = number
+    return values
+
+
 def read_trace(path):
     tasks = []
     with open(path, newline="") as f:

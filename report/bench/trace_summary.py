@@ -11,7 +11,10 @@ reflectors. A path near the run's time says the chain of factor and update
 tasks bounds it; a short one, that the work per worker does. The path the
 run took (back from the last task through the predecessor each task waited
 for) splits the run's time into task time and waits, and each kind's mean
-wait from ready to start says what the scheduler adds.
+wait from ready to start says what the scheduler adds. The gaps a worker
+leaves between one task's end and the start of its next, when that next
+one was ready by then, are what the executor itself costs a task (taking
+it, loading its header and arguments, starting its team).
 
     python3 report/bench/trace_summary.py trace.csv [--json]
 """
@@ -160,6 +163,18 @@ def summarise(tasks):
         run_ns += t["end"] - t["start"]
         run_wait += wait
         x = before
+    # Each worker's gaps from one task's end to its next start, where the
+    # next was ready by that end: no dependence held it, only the executor.
+    by_worker = defaultdict(list)
+    for x, t in enumerate(tasks):
+        by_worker[t["worker"]].append(x)
+    gaps = []
+    for xs in by_worker.values():
+        xs.sort(key=lambda y: tasks[y]["start"])
+        for before, after in zip(xs, xs[1:]):
+            if ready[after] <= tasks[before]["end"]:
+                gaps.append(max(0, tasks[after]["start"] - tasks[before]["end"]))
+    gaps.sort()
     busy = sum(v["ns"] for v in by_kind.values())
     return {
         "tasks": len(tasks),
@@ -180,6 +195,12 @@ def summarise(tasks):
             "wait_ms": run_wait / 1e6,
             "kinds": {k: {"count": v["count"], "ms": v["ns"] / 1e6, "wait_ms": v["wait_ns"] / 1e6}
                       for k, v in sorted(run_kind.items())},
+        },
+        "ready_gaps": {
+            "count": len(gaps),
+            "median_us": gaps[len(gaps) // 2] / 1e3 if gaps else 0.0,
+            "p90_us": gaps[(9 * len(gaps)) // 10] / 1e3 if gaps else 0.0,
+            "total_ms": sum(gaps) / 1e6,
         },
     }
 
@@ -212,6 +233,10 @@ def main(argv):
     for k, v in a["kinds"].items():
         print(f"  {k:6s} {v['count']:8d} tasks, {v['ms']:10.3f} ms, waited {v['wait_ms']:10.3f} ms")
     print("ready to start, mean: " + ", ".join(f"{k} {v:.2f} us" for k, v in s["wait_mean_us"].items()))
+    g = s["ready_gaps"]
+    print(f"a worker's next task ready at its last one's end: {g['count']} times, gap median {g['median_us']:.2f} us, "
+          f"90th percentile {g['p90_us']:.2f} us, total {g['total_ms']:.3f} ms "
+          f"({g['total_ms'] / s['workers']:.3f} ms a worker)")
     return 0
 
 

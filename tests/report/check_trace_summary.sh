@@ -4,8 +4,9 @@
 # (geqrt 4, tsqrt 14, ormqr 6, tsmqr 26), the one worker's busy share is at
 # most 1, the critical path lies between the longest task and the run's
 # time, the path the run took splits the run's time exactly into task time
-# and waits (none negative), and a file that is not a trace is refused with
-# exit status 2.
+# and waits (none negative), the worker's 49 gaps between tasks each follow
+# a task whose successor was already ready and add up to its idle time at
+# most, and a file that is not a trace is refused with exit status 2.
 set -euo pipefail
 fr1=$1
 script=$2
@@ -32,6 +33,11 @@ assert abs(a["task_ms"] + a["wait_ms"] - s["wall_ms"]) <= 1e-6, (a, s["wall_ms"]
 assert a["wait_ms"] >= 0 and all(v >= 0 for v in s["wait_mean_us"].values()), a
 assert sum(v["count"] for v in a["kinds"].values()) == a["tasks"] <= 50, a
 assert set(s["wait_mean_us"]) == set(expected), s["wait_mean_us"]
+g = s["ready_gaps"]
+# One worker runs the 50 tasks one after another, each ready (FR1's order is
+# a topological one) by the time the one before it ended.
+assert g["count"] == 49 and 0 <= g["median_us"] <= g["p90_us"], g
+assert 0 <= g["total_ms"] <= s["wall_ms"] * (1 - s["busy_fraction"]) + 1e-6, (g, s)
 print(f"trace summary: 50 tasks, path {path:.3f} ms of {s['wall_ms']:.3f} ms")
 PY
 printf 'a,b\n1,2\n' > "$scratch/other.csv"

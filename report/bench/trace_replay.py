@@ -18,10 +18,14 @@ with no scheduling cost, by one of these policies (--policy):
   buckets:N  as fifo, with N queues instead of one: a task goes to the
              queue of its chain of time (the longest chains to the first),
              and a free worker takes from the first queue that has a task.
-The first line, the replay with every factor 1, says how far the run was
-from its policy's model.
+--overhead-us adds the executor's own cost to every task: each then holds
+its worker that many microseconds longer (the pick, the header and argument
+loads, the team's start; trace_summary.py's gaps before a ready task
+measure it). The first line, the replay with every factor 1, says how far
+the run was from its policy's model.
 
-    python3 report/bench/trace_replay.py trace.csv [--scale KIND=F,...] [--policy P] [--workers N] [--json]
+    python3 report/bench/trace_replay.py trace.csv [--scale KIND=F,...] [--policy P] [--workers N]
+        [--overhead-us US] [--json]
 """
 import argparse
 import collections
@@ -83,10 +87,11 @@ class FirstInFirstOut:
         return None
 
 
-def replay(tasks, preds, order, scale, workers, policy=("longest", 1)):
-    """The makespan in ns of the tasks, durations scaled by kind, list-scheduled
-    on `workers` workers by `policy` (parse_policy's)."""
-    duration = [(t["end"] - t["start"]) * scale.get(t["kind"], 1.0) for t in tasks]
+def replay(tasks, preds, order, scale, workers, policy=("longest", 1), overhead_ns=0.0):
+    """The makespan in ns of the tasks, durations scaled by kind and each
+    `overhead_ns` longer, list-scheduled on `workers` workers by `policy`
+    (parse_policy's)."""
+    duration = [(t["end"] - t["start"]) * scale.get(t["kind"], 1.0) + overhead_ns for t in tasks]
     succ = [[] for _ in tasks]
     waiting = [len(p) for p in preds]
     for x, ps in enumerate(preds):
@@ -135,6 +140,8 @@ def main(argv):
     parser.add_argument("--scale", default="", help="KIND=FACTOR,... multiplies the durations of a kind's tasks")
     parser.add_argument("--policy", default="longest", help="longest (default), fifo or buckets:N")
     parser.add_argument("--workers", type=int, default=0, help="workers of the model (default: the trace's)")
+    parser.add_argument("--overhead-us", type=float, default=0.0,
+                        help="microseconds every task holds its worker beyond its own time (default 0)")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     args = parser.parse_args(argv)
     try:
@@ -142,6 +149,8 @@ def main(argv):
         policy = parse_policy(args.policy)
         if args.workers < 0:
             raise ValueError(f"--workers must be at least 1 (or 0: as many as the trace used), got {args.workers}")
+        if not 0 <= args.overhead_us < float("inf"):
+            raise ValueError(f"--overhead-us must be finite and at least 0, got {args.overhead_us}")
         tasks = read_trace(args.trace)
     except (OSError, ValueError) as e:
         print(f"trace_replay: {e}", file=sys.stderr)
@@ -149,14 +158,16 @@ def main(argv):
     workers = args.workers or len({t["worker"] for t in tasks})
     order, preds = predecessors(tasks)
     wall = max(t["end"] for t in tasks) - min(t["start"] for t in tasks)
-    as_run = replay(tasks, preds, order, {}, workers, policy)
-    scaled = replay(tasks, preds, order, scale, workers, policy)
-    result = {"tasks": len(tasks), "workers": workers, "policy": args.policy, "wall_ms": wall / 1e6,
-              "replay_ms": as_run / 1e6, "scale": scale, "scaled_ms": scaled / 1e6}
+    overhead = args.overhead_us * 1e3
+    as_run = replay(tasks, preds, order, {}, workers, policy, overhead)
+    scaled = replay(tasks, preds, order, scale, workers, policy, overhead)
+    result = {"tasks": len(tasks), "workers": workers, "policy": args.policy, "overhead_us": args.overhead_us,
+              "wall_ms": wall / 1e6, "replay_ms": as_run / 1e6, "scale": scale, "scaled_ms": scaled / 1e6}
     if args.json:
         print(json.dumps(result, indent=1))
         return 0
-    print(f"{len(tasks)} tasks on {workers} workers: the run {wall / 1e6:.3f} ms, its replay ({args.policy}) "
+    cost = f", {args.overhead_us:g} us a task" if args.overhead_us > 0 else ""
+    print(f"{len(tasks)} tasks on {workers} workers: the run {wall / 1e6:.3f} ms, its replay ({args.policy}{cost}) "
           f"{as_run / 1e6:.3f} ms")
     if scale:
         what = ", ".join(f"{k} x{v:g}" for k, v in sorted(scale.items()))

@@ -3,8 +3,9 @@
 # rule: on one worker the replay takes the sum of the task times under every
 # policy; on more workers than tasks, the critical path trace_summary.py
 # finds; with every kind twice as slow, twice as long; with the updates
-# free, no longer than the replay; bad --scale, --policy and --workers
-# values are refused with exit status 2.
+# free, no longer than the replay; with 2 µs of executor cost a task, on
+# one worker 50 × 2 µs longer; bad --scale, --policy, --workers and
+# --overhead-us values are refused with exit status 2.
 set -euo pipefail
 fr1=$1
 replay=$2
@@ -19,12 +20,13 @@ python3 "$replay" "$scratch/trace.csv" --scale ormqr=0,tsmqr=0 --json > "$scratc
 python3 "$replay" "$scratch/trace.csv" --scale tsmqr=0.5 > /dev/null
 python3 "$replay" "$scratch/trace.csv" --policy fifo --json > "$scratch/fifo.json"
 python3 "$replay" "$scratch/trace.csv" --policy buckets:3 --json > "$scratch/buckets.json"
+python3 "$replay" "$scratch/trace.csv" --policy fifo --overhead-us 2 --json > "$scratch/cost.json"
 python3 "$summary" "$scratch/trace.csv" --json > "$scratch/summary.json"
 python3 - "$scratch" <<'PY'
 import csv, json, sys
 d = sys.argv[1]
-one, many, slow, free, summary, fifo, buckets = (
-    json.load(open(f"{d}/{n}.json")) for n in ("one", "many", "slow", "free", "summary", "fifo", "buckets"))
+one, many, slow, free, summary, fifo, buckets, cost = (
+    json.load(open(f"{d}/{n}.json")) for n in ("one", "many", "slow", "free", "summary", "fifo", "buckets", "cost"))
 rows = list(csv.DictReader(open(f"{d}/trace.csv")))
 total = sum(int(r["end_ns"]) - int(r["start_ns"]) for r in rows) / 1e6
 assert one["workers"] == 1 and one["tasks"] == 50, one
@@ -35,10 +37,11 @@ path = summary["critical_path"]["ms"]
 assert abs(many["replay_ms"] - path) <= 1e-6 * path, (many["replay_ms"], path)
 assert abs(slow["scaled_ms"] - 2 * slow["replay_ms"]) <= 1e-6 * slow["replay_ms"], slow
 assert free["scaled_ms"] <= free["replay_ms"] + 1e-9, free
+assert abs(cost["replay_ms"] - (total + 50 * 0.002)) <= 1e-6 * total, (cost["replay_ms"], total)
 print(f"trace replay: {total:.3f} ms of tasks on one worker, critical path {path:.3f} ms")
 PY
 for bad in "--scale tsmqr" "--scale gemm=2" "--scale tsmqr=-1" "--scale tsmqr=x" "--workers -3" "--policy lifo" \
-           "--policy buckets:0" "--policy buckets:"; do
+           "--policy buckets:0" "--policy buckets:" "--overhead-us -1" "--overhead-us inf" "--overhead-us nan"; do
   status=0
   python3 "$replay" "$scratch/trace.csv" $bad 2> "$scratch/error.txt" || status=$?
   [ "$status" -eq 2 ] && grep -q "trace_replay:" "$scratch/error.txt" || { echo "FAIL: '$bad' gave status $status"; exit 1; }

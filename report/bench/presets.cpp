@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "errors.hpp"
+#include "tile_choice.hpp"
 
 namespace tiledqr::bench {
 namespace {
@@ -226,25 +227,21 @@ void add_fr3_knobs(std::vector<BenchCase>& cases) {
 
 // FR4 at the tiles and tree it chooses for itself (--tile auto: tile 0,
 // the tree of the GPU's table) and cuSOLVER beside it: squares from 512² to
-// 16384² in both precisions, the 262144-row tall matrices in double with
-// the binary tree. Its rows are those cases of the tile_choice_gpu sweep,
-// which runs every candidate tile.
+// 32768² in both precisions, the 262144-row tall matrices from 32 to 1024
+// columns in double. The tree each case names is the table's for its shape
+// (common/factorization/tile_choice.cpp), so the CSV says which one ran.
 void add_fr4_qr(std::vector<BenchCase>& cases) {
-  for (const std::string precision : {"double", "float"})
-    for (const int64_t n : {512, 1024, 2048, 4096, 8192, 16384}) {
-      cases.push_back(make("cusolver", {n, n}, precision));
-      BenchCase c = make("fr4", {n, n}, precision);
-      c.tile = 0;
-      c.tree = "flat";
-      cases.push_back(c);
-    }
-  for (const int64_t n : {32, 64, 256, 1024}) {
-    cases.push_back(make("cusolver", {262144, n}));
-    BenchCase c = make("fr4", {262144, n});
+  const auto add = [&](Shape s, const std::string& precision) {
+    cases.push_back(make("cusolver", s, precision));
+    BenchCase c = make("fr4", s, precision);
     c.tile = 0;
-    c.tree = "binary";
+    const Precision p = precision == "float" ? Precision::single_precision : Precision::double_precision;
+    c.tree = tree_name(choose_tile({TileTarget::gpu, s.first, s.second, p, 1, std::string(), 1}).tree);
     cases.push_back(c);
-  }
+  };
+  for (const std::string precision : {"double", "float"})
+    for (const int64_t n : {512, 1024, 2048, 4096, 8192, 16384, 32768}) add({n, n}, precision);
+  for (const int64_t n : {32, 64, 128, 256, 512, 1024}) add({262144, n}, "double");
   for (BenchCase& c : cases) c.check = false;
 }
 

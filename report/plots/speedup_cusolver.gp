@@ -29,7 +29,7 @@ label(k) = k == 1 ? 'FR3' : 'FR4 (own tile, tree)'
 
 set title 'square matrices, n × n'
 set xlabel 'n'
-set xrange [96:24576]
+set xrange [96:49152]
 plot for [k=1:2] speedups.'/square.dat' using 1:(column(k + 1)) w lp lt (k + 2) t label(k)
 
 set title 'tall-skinny matrices, m × n'

@@ -4,7 +4,7 @@ set title 'Square matrices: factorisation time (double, median of repeats)'
 set xlabel 'n  (matrix is n × n)'
 set ylabel 'time  [s]'
 set logscale xy
-set xrange [96:24000]
+set xrange [96:48000]
 set format y '10^{%L}'
 cpu = data.'/fr1_cpu.csv'; threads = data.'/fr2_cpu.csv'
 gpu3 = data.'/fr3_gpu.csv'; gpu4 = data.'/fr4_qr.csv'
@@ -17,7 +17,7 @@ eval keep('$fr2', threads, "sq('fr2') && column(col_threads) == most", n, t)
 eval keep('$lapack1', cpu, "sq('lapack')", n, t)
 eval keep('$lapackall', threads, "sq('lapack') && column(col_threads) == most", n, t)
 eval keep('$fr3', gpu3, "sq('fr3') && column(col_exec) == 1 && column(col_weight) == 1", n, t)
-eval keep('$fr4', gpu4, "sq('fr4') && is(col_tree, 'flat')", n, t)
+eval keep('$fr4', gpu4, "sq('fr4')", n, t)
 eval keep('$cusolver', gpu4, "sq('cusolver')", n, t)
 plot \
   $fr1 using 1:2 smooth unique w lp lt 1 t 'FR1 (1 thread, b = 32)', \

@@ -17,12 +17,12 @@ eval keep('$fr1', cpu, "ts('fr1') && is(col_backend, 'lapack') && column(col_til
 eval keep('$fr2', threads, "ts('fr2') && is(col_tree, 'binary') && column(col_threads) == most", n, t)
 eval keep('$lapackall', threads, "ts('lapack') && column(col_threads) == most", n, t)
 eval keep('$fr3', gpu3, "ts('fr3') && column(col_exec) == 1 && column(col_weight) == 1", n, t)
-eval keep('$binary', gpu4, "ts('fr4') && is(col_tree, 'binary')", n, t)
+eval keep('$fr4', gpu4, "ts('fr4')", n, t)
 eval keep('$cusolver', gpu4, "ts('cusolver')", n, t)
 plot \
   $fr1 using 1:2 smooth unique w lp lt 1 t 'FR1 (1 thread, b = 32)', \
   $fr2 using 1:2 smooth unique w lp lt 2 t sprintf('FR2 binary tree (%d threads)', most), \
   $lapackall using 1:2 smooth unique w lp lt 9 t sprintf('LAPACK dgeqrf (%d threads)', most), \
   $fr3 using 1:2 smooth unique w lp lt 3 t 'FR3 (flat tree)', \
-  $binary using 1:2 smooth unique w lp lt 5 t 'FR4 binary tree (tile chosen for the shape)', \
+  $fr4 using 1:2 smooth unique w lp lt 5 t 'FR4 (tile and tree chosen for the shape)', \
   $cusolver using 1:2 smooth unique w lp lt 7 t 'cuSOLVER dgeqrf'

@@ -78,8 +78,9 @@ TEST(TileChoice, TablesAreReadInOrder) {
 // tall matrices tile 32 (binary) up to 128 columns and 256 (hierarchical)
 // beyond. Every GPU tile is one the task-graph factorisation runs, its
 // inner block 32 but for double squares of tiles 64 and 256 and double tall
-// matrices of tile 64, which take 16 (report/data/fr4_inner_block_h200.csv,
-// fr4_tile64_h200.csv, fr4_tile_choice_h200.csv).
+// matrices of tile 64 with more than 256 columns, which take 16
+// (report/data/fr4_inner_block_h200.csv, fr4_tile64_h200.csv,
+// fr4_tile_choice_h200.csv).
 TEST(TileChoice, GpuTableGivesTheMeasuredWinners) {
   const auto gpu = [](int64_t m, int64_t n, Precision p) {
     return choose_tile({TileTarget::gpu, m, n, p, 1, "NVIDIA H100 80GB HBM3", 132});
@@ -100,14 +101,14 @@ TEST(TileChoice, GpuTableGivesTheMeasuredWinners) {
       {9216, 9216, d, 64, Tree::flat},         {10240, 10240, d, 256, Tree::flat},
       {9216, 9216, s, 256, Tree::flat},         {11264, 11264, d, 256, Tree::flat},
       {262144, 1024, s, 256, Tree::hierarchical}, {262144, 64, s, 32, Tree::binary},
-      {3000, 5000, d, 32, Tree::flat},
+      {3000, 5000, d, 32, Tree::flat},         {262144, 512, d, 64, Tree::hierarchical},
   };
   for (const Expected& e : expected) {
     const TileChoice c = gpu(e.m, e.n, e.precision);
     EXPECT_EQ(c.tile, e.tile) << e.m << "x" << e.n;
     EXPECT_EQ(c.tree, e.tree) << e.m << "x" << e.n;
     const bool square_16 = e.precision == d && (e.tile == 64 || e.tile == 256) && e.m == e.n;
-    const bool tall_16 = e.precision == d && e.tile == 64 && e.m >= 4 * e.n;
+    const bool tall_16 = e.precision == d && e.tile == 64 && e.m >= 4 * e.n && e.n > 256;
     EXPECT_EQ(c.inner_block, square_16 || tall_16 ? 16 : 32) << e.m << "x" << e.n;
   }
   for (const Precision p : {d, s})

@@ -67,6 +67,25 @@ Factorization<T>::Factorization(const T* a, int64_t m, int64_t n, int64_t lda, c
   t_merge.assign(merge_elements, T(0));
 }
 
+template <typename T>
+void Factorization<T>::load(const T* a, int64_t lda) {
+  const int64_t m = tiles.m, n = tiles.n;
+  if (m < 1 || n < 1) throw InputError("load: the factorisation holds no matrix");
+  if (lda < m) throw InputError("lda must be >= m");
+  trace.clear();
+  device_seconds = 0;
+  scale_exponent = 0;
+  if (is_tsqr()) {
+    tsqr = TsqrFactors<T>(a, m, n, lda, options.tree_domains, ib(), options.fan_in,
+                          options.backend == Backend::reference);
+    return;
+  }
+  tiles.load_colmajor(a, lda);
+  scale_exponent = scale_below_overflow(tiles);
+  std::fill(t_local.begin(), t_local.end(), T(0));
+  std::fill(t_merge.begin(), t_merge.end(), T(0));
+}
+
 namespace {
 
 // Tiles (i, k) with i ≥ k + offset in the panels before k, packed column

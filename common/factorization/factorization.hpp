@@ -59,6 +59,13 @@ struct Factorization {
   // task that factors it, so A must outlive the factorisation's tasks.
   Factorization(const T* a, int64_t m, int64_t n, int64_t lda, const Options& opts);
   Factorization() = default;
+  // Takes another A of the same m × n into the tiles and T blocks this
+  // factorisation already holds, as the constructor leaves them (nothing
+  // factored, the trace empty): a plan made once and run many times, with
+  // no allocation (on some machines the first write to fresh memory costs
+  // more than the copy itself). The tsqr tree's row blocks are made anew.
+  // InputError for lda < m.
+  void load(const T* a, int64_t lda);
 
   int64_t rows() const { return tiles.m; }
   int64_t cols() const { return tiles.n; }

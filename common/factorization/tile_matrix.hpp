@@ -64,6 +64,26 @@ struct TileMatrix : TileGrid {
     return t;
   }
 
+  // Copies A (m, n) as from_colmajor does into the tiles this matrix already
+  // holds (the same m, n and b): no allocation, so the storage's pages are
+  // not written for the first time again.
+  void load_colmajor(const T* a, int64_t lda) {
+    T* out = data.data();
+    for (int64_t tj = 0; tj < q; ++tj)
+      for (int64_t ti = 0; ti < p; ++ti) {
+        const int64_t row0 = ti * b;
+        const int64_t count = std::min<int64_t>(b, m - row0);
+        for (int64_t j = tj * b; j < (tj + 1) * b; ++j, out += b) {
+          if (j < n) {
+            std::copy_n(a + row0 + j * lda, count, out);
+            std::fill(out + count, out + b, T(0));
+          } else {
+            std::fill(out, out + b, T(0));
+          }
+        }
+      }
+  }
+
   // Writes the logical m×n part back to a col-major array with leading
   // dimension lda ≥ m.
   void to_colmajor(T* a, int64_t lda) const {

@@ -40,7 +40,7 @@ using StageFunction = std::function<BenchOutcome(const BenchCase&)>;
 
 const std::map<std::string, StageFunction>& stages() {
   static const std::map<std::string, StageFunction> table = {
-      {"fr1", bench_fr1},   {"fr2", bench_fr2}, {"lapack", bench_lapack},
+      {"fr1", bench_fr1},   {"fr2", bench_fr2}, {"fr2_reuse", bench_fr2_reuse}, {"lapack", bench_lapack},
       {"fr3", bench_fr3},   {"fr4", bench_fr4}, {"cusolver", bench_cusolver}};
   return table;
 }
@@ -64,12 +64,15 @@ RunContext current_context() {
   return run;
 }
 
+// FR2's stages: from scratch every run, or into the tiles of the last one.
+bool fr2_stage(const std::string& stage) { return stage == "fr2" || stage == "fr2_reuse"; }
+
 std::string describe(const BenchCase& c) {
   std::ostringstream text;
   text << c.stage << ' ' << c.m << 'x' << c.n << ' ' << c.precision;
-  if (c.stage == "fr1" || c.stage == "fr2") text << ' ' << c.backend << " tile " << c.tile;
-  if (c.stage == "fr2" || c.stage == "fr4") text << ' ' << c.tree;
-  if (c.stage == "fr2" || c.stage == "lapack") text << " threads " << c.threads;
+  if (c.stage == "fr1" || fr2_stage(c.stage)) text << ' ' << c.backend << " tile " << c.tile;
+  if (fr2_stage(c.stage) || c.stage == "fr4") text << ' ' << c.tree;
+  if (fr2_stage(c.stage) || c.stage == "lapack") text << " threads " << c.threads;
   if (c.stage == "fr3") text << " executors/SM " << c.executors_per_sm << " weight " << c.double_task_weight;
   if (c.stage == "fr4" && c.priority_classes != 0) text << " classes " << c.priority_classes;
   return text.str();
@@ -120,8 +123,8 @@ BenchOutcome measure(const StageFunction& stage, BenchCase c, double budget) {
 // Blanks the knobs a stage does not have, so rows and resume keys say only
 // what was measured, and duplicate cases collapse.
 void normalize(BenchCase& c) {
-  const bool tiled_cpu = c.stage == "fr1" || c.stage == "fr2";
-  if (c.stage != "fr2" && c.stage != "lapack") c.threads = 1;
+  const bool tiled_cpu = c.stage == "fr1" || fr2_stage(c.stage);
+  if (!fr2_stage(c.stage) && c.stage != "lapack") c.threads = 1;
   if (!tiled_cpu) c.backend = "-";
   if (!tiled_cpu && c.stage != "fr4") c.inner_block = 0;  // the GPU task graph's block tiles take one
   if (c.stage == "lapack" || c.stage == "cusolver") {
@@ -197,7 +200,7 @@ int bench_main(int argc, char** argv) {
   app.add_option("--preset", preset, preset_help);
   bool quick = false;
   app.add_flag("--quick", quick, "the quick preset: every stage and both peers in a few minutes");
-  app.add_option("--stages", stage_list, "comma list of fr1,fr2,fr3,fr4,lapack,cusolver");
+  app.add_option("--stages", stage_list, "comma list of fr1,fr2,fr2_reuse (FR2 into the tiles of its previous run),fr3,fr4,lapack,cusolver");
   app.add_option("--shapes", shape_list, "comma list of MxN, e.g. 1024x1024,262144x64");
   app.add_option("--precisions", precision_list, "double, float or both (comma list)");
   app.add_option("--backends", backend_list, "kernels of fr1 and fr2: lapack, reference");

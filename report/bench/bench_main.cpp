@@ -200,7 +200,7 @@ int bench_main(int argc, char** argv) {
   app.add_option("--preset", preset, preset_help);
   bool quick = false;
   app.add_flag("--quick", quick, "the quick preset: every stage and both peers in a few minutes");
-  app.add_option("--stages", stage_list, "comma list of fr1,fr2,fr2_reuse (FR2 into the tiles of its previous run),fr3,fr4,lapack,cusolver");
+  app.add_option("--stages", stage_list, "comma list of fr1,fr2,fr2_reuse (fr2 factoring into the tiles of its previous run),fr3,fr4,lapack,cusolver");
   app.add_option("--shapes", shape_list, "comma list of MxN, e.g. 1024x1024,262144x64");
   app.add_option("--precisions", precision_list, "double, float or both (comma list)");
   app.add_option("--backends", backend_list, "kernels of fr1 and fr2: lapack, reference");

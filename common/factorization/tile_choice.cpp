@@ -80,9 +80,10 @@ const std::vector<TileRow>& cpu_tile_table() {
 // 256 and 15.7 at tile 32 before); in double, tile 64 up to 512 columns
 // (report/data/fr4_tile_choice_h200.csv, an H200, two rounds: 262144 × 256
 // 10.42 ms against 10.65 at tile 256 and 14.6 at 128; 262144 × 1024 51.9 at
-// 256 against 61.1 at 64), with inner block 32 up to 256 columns (run e:
-// 262144 × 256 9.98 and 10.04 ms against 10.41 and 10.43 at 16 and 17.0 at
-// 64) and 16 beyond (ib 32 not measured there). Single precision, whose
+// 256 against 61.1 at 64), with inner block 32 (run e: 262144 × 256 9.98
+// and 10.04 ms against 10.41 and 10.43 at 16 and 17.0 at 64; run f:
+// 262144 × 512 22.92 and 22.85 against 23.48 and 23.44 at 16, cuSOLVER
+// 31.63). Single precision, whose
 // block kernels run on the FP64 tensor cores with widened operands
 // (report/data/fr4_float_h200.csv, an H200): tile 32 up to 4096² (11.15 ms
 // against 11.20 at 64), 64 at 8192² (50.9 ms; 32: 64.7; 128: 55.1), 256 at
@@ -104,8 +105,7 @@ const std::vector<TileRow>& cpu_tile_table() {
 const std::vector<TileRow>& gpu_tile_table(Precision precision) {
   static const std::vector<TileRow> double_rows = {
       {kAnyWorkers, 128, 4.0, 32, 32, Tree::binary},
-      {kAnyWorkers, 256, 4.0, 64, 32, Tree::hierarchical},
-      {kAnyWorkers, 512, 4.0, 64, 16, Tree::hierarchical},
+      {kAnyWorkers, 512, 4.0, 64, 32, Tree::hierarchical},
       {kAnyWorkers, kAnyNarrow, 4.0, 256, 32, Tree::hierarchical},
       {kAnyWorkers, 4096, 0.0, 32, 32, Tree::flat},
       {kAnyWorkers, 9714, 0.0, 64, 16, Tree::flat},

@@ -14,6 +14,8 @@
 
 #include "errors.hpp"
 #include "qr_dag_arrays.hpp"
+#include "size_check.hpp"
+#include "taskgraph/concatenated_stream.hpp"
 
 namespace tiledqr::gpu {
 namespace {
@@ -67,7 +69,7 @@ class ChunkWriter {
   ChunkWriter(const qr_dag::Shape& shape, Team team, const QrDagArrays& arrays, int32_t chunk_tasks,
               int64_t chunk_edges, LayoutChunk& buffers, const std::function<void(const LayoutChunk&)>& emit)
       : shape_(shape), team_(team), count_(arrays.pred_count.data()), priority_(arrays.priority.data()),
-        class_(arrays.priority_class.empty() ? nullptr : arrays.priority_class.data()), chunk_tasks_(chunk_tasks), chunk_edges_(chunk_edges), buffers_(buffers), emit_(emit) {}
+        class_(arrays.priority_class.empty() ? nullptr : arrays.priority_class.data()), chunk_tasks_(chunk_tasks), chunk_edges_(chunk_edges), fill_(buffers, emit) {}
 
   void run() {
     for (int32_t k = 0; k < shape_.steps; ++k) {
@@ -75,7 +77,7 @@ class ChunkWriter {
       const int32_t elims = qr_dag::detail::num_elims(shape_, shape_.p - k);
       for (int32_t e = 0; e < elims; ++e) eliminate(k, e, elim_ids(shape_, k, e, base, next_base));
     }
-    flush();
+    fill_.flush();
   }
 
  private:
@@ -111,11 +113,11 @@ class ChunkWriter {
 
   // Room for a task with `degree` successors: a new chunk when this one is full.
   uint32_t* begin_task(int64_t degree) {
-    if (tasks_ == chunk_tasks_ || edges_ + degree > chunk_edges_) flush();
+    if (fill_.tasks == chunk_tasks_ || fill_.edges + degree > chunk_edges_) fill_.flush();
     if (degree > chunk_edges_)
       throw std::logic_error(graph_text(shape_) + ": a task has " + std::to_string(degree) +
                              " successors, more than a chunk holds (" + std::to_string(chunk_edges_) + ")");
-    return buffers_.succs + edges_;
+    return fill_.buffers.succs + fill_.edges;
   }
 
   // Whether task a comes before task b in a successor list: the order of
@@ -141,26 +143,13 @@ class ChunkWriter {
   // The task, its successors in `list` already ordered: entries, header, arguments.
   void end_task(TaskKind kind, const taskgraph::TaskArgs& args, uint32_t* list, int32_t degree) {
     for (int32_t s = 0; s < degree; ++s) list[s] = taskgraph::successor_entry(int32_t(list[s]), count_[list[s]]);
-    const int64_t id = first_task_ + tasks_;
-    buffers_.headers[tasks_] = taskgraph::make_task_header(int32_t(kind), team_, count_[id],
-                                                           int32_t(first_edge_ + edges_), degree,
-                                                           degree > 0 ? list[0] : 0u, class_ ? class_[id] : 0);
-    buffers_.args[tasks_] = args;
-    ++tasks_;
-    edges_ += degree;
-  }
-
-  void flush() {
-    if (tasks_ == 0) return;
-    buffers_.first_task = int32_t(first_task_);
-    buffers_.task_count = tasks_;
-    buffers_.first_edge = first_edge_;
-    buffers_.edge_count = edges_;
-    emit_(buffers_);
-    first_task_ += tasks_;
-    first_edge_ += edges_;
-    tasks_ = 0;
-    edges_ = 0;
+    const int64_t id = fill_.first_task + fill_.tasks;
+    fill_.buffers.headers[fill_.tasks] = taskgraph::make_task_header(
+        int32_t(kind), team_, count_[id], int32_t(fill_.first_edge + fill_.edges), degree, degree > 0 ? list[0] : 0u,
+        class_ ? class_[id] : 0);
+    fill_.buffers.args[fill_.tasks] = args;
+    ++fill_.tasks;
+    fill_.edges += degree;
   }
 
   const qr_dag::Shape shape_;
@@ -170,11 +159,7 @@ class ChunkWriter {
   const uint8_t* class_;  // null: one class
   const int32_t chunk_tasks_;
   const int64_t chunk_edges_;
-  LayoutChunk& buffers_;
-  const std::function<void(const LayoutChunk&)>& emit_;
-  int64_t first_task_ = 0, first_edge_ = 0;  // the chunk being filled
-  int32_t tasks_ = 0;
-  int64_t edges_ = 0;
+  taskgraph::ChunkFill fill_;  // the chunk being filled
 };
 
 }  // namespace
@@ -212,6 +197,38 @@ taskgraph::LayoutStream qr_factor_graph(int64_t p, int64_t q, Tree tree, int32_t
     ChunkWriter(shape, team, *arrays, chunk_tasks, chunk_edges, buffers, emit).run();
   };
   return out;
+}
+
+taskgraph::LayoutStream qr_batch_graph(const std::vector<QrBatchMember>& members, Team team, int32_t chunk_tasks,
+                                       uint64_t host_memory_limit, int32_t priority_classes) {
+  if (chunk_tasks < 1) throw InputError("qr_batch_graph: chunk_tasks must be >= 1");
+  // Before anything is built: the shapes, the sizes of the ids, the arrays' memory.
+  int64_t tasks = 0, edges = 0;
+  uint64_t bytes = 0;
+  for (const QrBatchMember& m : members) {
+    const qr_dag::Shape shape = qr_graph_shape(m.p, m.q, m.tree, m.domains);
+    tasks += shape.num_tasks;
+    edges += count_edges(shape);
+    bytes += qr_dag_arrays_bytes(shape, priority_classes);
+    if (tasks > taskgraph::Graph::max_tasks || edges > taskgraph::max_edges)
+      throw InputError("a batch of " + std::to_string(members.size()) + " QR task graphs has more than " +
+                       std::to_string(taskgraph::Graph::max_tasks) + " tasks or " +
+                       std::to_string(taskgraph::max_edges) +
+                       " edges, more than the task-graph executor's 32-bit ids hold (split the batch)");
+  }
+  const uint64_t allowed = host_memory_limit != 0 ? host_memory_limit : physical_memory_bytes();
+  if (bytes > allowed)
+    throw InputError("a batch of " + std::to_string(members.size()) + " QR task graphs needs " +
+                     format_bytes(double(bytes)) + " of host memory, " + format_bytes(double(allowed)) +
+                     (host_memory_limit != 0 ? " allowed" : " available"));
+  std::vector<taskgraph::LayoutStream> streams;
+  streams.reserve(members.size());
+  for (const QrBatchMember& m : members)
+    streams.push_back(qr_factor_graph(m.p, m.q, m.tree, m.domains, team, chunk_tasks, 0, priority_classes));
+  const auto tag = [](int32_t member, taskgraph::TaskArgs& args) {
+    std::memcpy(args.bytes + offsetof(QrTaskArgs, matrix), &member, sizeof member);
+  };
+  return taskgraph::concatenate_streams(std::move(streams), tag, chunk_tasks);
 }
 
 uint64_t qr_graph_host_bytes(int64_t p, int64_t q, Tree tree, int32_t domains, int32_t chunk_tasks,

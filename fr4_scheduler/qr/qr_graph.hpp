@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "options.hpp"
 #include "qr_dag.hpp"
@@ -21,11 +22,13 @@
 namespace tiledqr::gpu {
 
 // One task's arguments as the QR kinds read them (qr_kinds.cuh): the task
-// of the DAG and, for the update kinds, whether they apply Qᵀ
-// (factorisation, apply_qt: 1) or Q (apply_q: 0).
+// of the DAG, for the update kinds whether they apply Qᵀ (factorisation,
+// apply_qt: 1) or Q (apply_q: 0), and in a batch the matrix it works on
+// (qr_batch_graph; 0 otherwise).
 struct QrTaskArgs {
   Task task;
   int32_t transpose;
+  int32_t matrix = 0;
 };
 
 // The closed form's shape of the factorisation's DAG of p×q tiles;
@@ -49,6 +52,27 @@ qr_dag::Shape qr_graph_shape(int64_t p, int64_t q, Tree tree, int32_t domains);
 taskgraph::LayoutStream qr_factor_graph(int64_t p, int64_t q, Tree tree, int32_t domains, taskgraph::Team team,
                                         int32_t chunk_tasks = 1 << 16, uint64_t host_memory_limit = 0,
                                         int32_t priority_classes = 1);
+
+// One matrix of a batch: its p × q tile grid and tree (domains ≥ 1 for the
+// hierarchical tree, as qr_graph_shape).
+struct QrBatchMember {
+  int64_t p = 1, q = 1;
+  Tree tree = Tree::flat;
+  int32_t domains = 1;
+};
+
+// The factorisations of several matrices as one task graph, one run of the
+// executor for all: member b's tasks are qr_factor_graph's for its grid,
+// after those of members 0 … b − 1 (ids shifted, no edges between
+// members), with QrTaskArgs::matrix = b; the roots interleave, every
+// member's first, then every member's second, … (concatenate_streams).
+// Throws InputError, before building anything, for an empty grid, when the
+// members' arrays together need more than host_memory_limit bytes (0: the
+// machine's physical memory) or when the batch has more tasks or edges
+// than the executor's 32-bit ids hold.
+taskgraph::LayoutStream qr_batch_graph(const std::vector<QrBatchMember>& members, taskgraph::Team team,
+                                       int32_t chunk_tasks = 1 << 16, uint64_t host_memory_limit = 0,
+                                       int32_t priority_classes = 1);
 
 // Host bytes the graph takes while a DeviceGraph uploads it: the stream's
 // predecessor counts and priorities and the chunk buffers.

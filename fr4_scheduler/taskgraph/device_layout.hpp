@@ -76,6 +76,37 @@ struct LayoutChunk {
   uint32_t* succs = nullptr;      // (edge_count)
 };
 
+// A producer's chunk being filled: `tasks` tasks and `edges` successor
+// entries are in `buffers`, after the `first_task` tasks and `first_edge`
+// entries of the chunks already handed over; flush() hands this one over
+// (emit) and starts the next.
+class ChunkFill {
+ public:
+  ChunkFill(LayoutChunk& buffers, const std::function<void(const LayoutChunk&)>& emit)
+      : buffers(buffers), emit_(emit) {}
+
+  void flush() {
+    if (tasks == 0) return;
+    buffers.first_task = int32_t(first_task);
+    buffers.task_count = tasks;
+    buffers.first_edge = first_edge;
+    buffers.edge_count = edges;
+    emit_(buffers);
+    first_task += tasks;
+    first_edge += edges;
+    tasks = 0;
+    edges = 0;
+  }
+
+  LayoutChunk& buffers;
+  int64_t first_task = 0, first_edge = 0;
+  int32_t tasks = 0;
+  int64_t edges = 0;
+
+ private:
+  const std::function<void(const LayoutChunk&)>& emit_;
+};
+
 // A graph given in the device layout chunk by chunk, for graphs whose tasks
 // and edges follow a formula and are too many to hold as a Graph on the
 // host (the tile QR of a 16384² matrix has 45 million tasks). Successor

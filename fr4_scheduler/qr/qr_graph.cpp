@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstring>
+#include <limits>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -199,9 +200,32 @@ taskgraph::LayoutStream qr_factor_graph(int64_t p, int64_t q, Tree tree, int32_t
   return out;
 }
 
+int32_t QrBatchGrid::member_of_column(int64_t column) const {
+  if (column < 0 || column >= q) throw InputError("the batch's grid has no tile column " + std::to_string(column));
+  return int32_t(std::upper_bound(first_column.begin(), first_column.end(), column) - first_column.begin()) - 1;
+}
+
+QrBatchGrid qr_batch_grid(const std::vector<QrBatchMember>& members) {
+  if (members.empty()) throw InputError("a batch of QR factorisations needs at least one matrix");
+  QrBatchGrid g;
+  for (const QrBatchMember& m : members) {
+    if (m.p < 1 || m.q < 1)
+      throw InputError("a matrix of a batch has " + std::to_string(m.p) + " x " + std::to_string(m.q) +
+                       " tiles; each needs at least one");
+    g.first_column.push_back(g.q);
+    g.p = std::max(g.p, m.p);
+    g.q += m.q;
+  }
+  return g;
+}
+
 taskgraph::LayoutStream qr_batch_graph(const std::vector<QrBatchMember>& members, Team team, int32_t chunk_tasks,
                                        uint64_t host_memory_limit, int32_t priority_classes) {
   if (chunk_tasks < 1) throw InputError("qr_batch_graph: chunk_tasks must be >= 1");
+  const QrBatchGrid grid = qr_batch_grid(members);
+  if (grid.q > std::numeric_limits<int32_t>::max())
+    throw InputError("a batch's grid of " + std::to_string(grid.q) +
+                     " tile columns is more than a task's 32-bit tile indices hold (split the batch)");
   // Before anything is built: the shapes, the sizes of the ids, the arrays' memory.
   int64_t tasks = 0, edges = 0;
   uint64_t bytes = 0;
@@ -225,10 +249,14 @@ taskgraph::LayoutStream qr_batch_graph(const std::vector<QrBatchMember>& members
   streams.reserve(members.size());
   for (const QrBatchMember& m : members)
     streams.push_back(qr_factor_graph(m.p, m.q, m.tree, m.domains, team, chunk_tasks, 0, priority_classes));
-  const auto tag = [](int32_t member, taskgraph::TaskArgs& args) {
-    std::memcpy(args.bytes + offsetof(QrTaskArgs, matrix), &member, sizeof member);
+  // Member b's tile columns start at first_column[b]: k and j are tile columns.
+  const auto shift = [first = grid.first_column](int32_t member, taskgraph::TaskArgs& args) {
+    QrTaskArgs a = args.as<QrTaskArgs>();
+    a.task.k += int32_t(first[size_t(member)]);
+    a.task.j += int32_t(first[size_t(member)]);
+    args = taskgraph::TaskArgs::of(a);
   };
-  return taskgraph::concatenate_streams(std::move(streams), tag, chunk_tasks);
+  return taskgraph::concatenate_streams(std::move(streams), shift, chunk_tasks);
 }
 
 uint64_t qr_graph_host_bytes(int64_t p, int64_t q, Tree tree, int32_t domains, int32_t chunk_tasks,

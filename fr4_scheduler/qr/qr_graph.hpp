@@ -22,13 +22,11 @@
 namespace tiledqr::gpu {
 
 // One task's arguments as the QR kinds read them (qr_kinds.cuh): the task
-// of the DAG, for the update kinds whether they apply Qᵀ (factorisation,
-// apply_qt: 1) or Q (apply_q: 0), and in a batch the matrix it works on
-// (qr_batch_graph; 0 otherwise).
+// of the DAG and, for the update kinds, whether they apply Qᵀ
+// (factorisation, apply_qt: 1) or Q (apply_q: 0).
 struct QrTaskArgs {
   Task task;
   int32_t transpose;
-  int32_t matrix = 0;
 };
 
 // The closed form's shape of the factorisation's DAG of p×q tiles;
@@ -61,15 +59,33 @@ struct QrBatchMember {
   int32_t domains = 1;
 };
 
+// Where a batch's matrices lie in one tile grid, side by side: member b's
+// tile (i, j) is the grid's tile (i, first_column[b] + j); the grid has the
+// members' most tile rows and the sum of their tile columns. The tile
+// kernels use a task's k and j as tile columns only (tile (i, k) holds the
+// reflectors, tile (i, j) is updated), so a member's tasks with k and j
+// shifted by first_column[b] work on its tiles of the grid, and its tiles,
+// T factors and τ lie in one contiguous run of the grid's column-major
+// tile order — the layout of that matrix alone when all have the same p.
+struct QrBatchGrid {
+  int64_t p = 0, q = 0;
+  std::vector<int64_t> first_column;  // (members)
+  // The member whose tile columns hold grid column `column`.
+  int32_t member_of_column(int64_t column) const;
+};
+// Throws InputError for no members or an empty member grid.
+QrBatchGrid qr_batch_grid(const std::vector<QrBatchMember>& members);
+
 // The factorisations of several matrices as one task graph, one run of the
-// executor for all: member b's tasks are qr_factor_graph's for its grid,
-// after those of members 0 … b − 1 (ids shifted, no edges between
-// members), with QrTaskArgs::matrix = b; the roots interleave, every
-// member's first, then every member's second, … (concatenate_streams).
-// Throws InputError, before building anything, for an empty grid, when the
-// members' arrays together need more than host_memory_limit bytes (0: the
-// machine's physical memory) or when the batch has more tasks or edges
-// than the executor's 32-bit ids hold.
+// executor for all, on the tiles of qr_batch_grid(members): member b's
+// tasks are qr_factor_graph's for its grid with k and j shifted by
+// first_column[b], after those of members 0 … b − 1 (ids shifted, no edges
+// between members); the roots interleave, every member's first, then every
+// member's second, … (concatenate_streams). Throws InputError, before
+// building anything, for no members or an empty grid, when the members'
+// arrays together need more than host_memory_limit bytes (0: the machine's
+// physical memory) or when the batch has more tasks or edges, or its grid
+// more tile columns, than the executor's 32-bit ids hold.
 taskgraph::LayoutStream qr_batch_graph(const std::vector<QrBatchMember>& members, taskgraph::Team team,
                                        int32_t chunk_tasks = 1 << 16, uint64_t host_memory_limit = 0,
                                        int32_t priority_classes = 1);

@@ -2,7 +2,7 @@
 // run of the executor for all. Host code only; the CPU tests run on it.
 //
 //   std::vector<LayoutStream> members = {qr_factor_graph(…), qr_factor_graph(…)};
-//   LayoutStream all = concatenate_streams(std::move(members), [](int32_t g, TaskArgs& a) { /* write g */ });
+//   LayoutStream all = concatenate_streams(std::move(members), [](int32_t g, TaskArgs& a) { /* member g's */ });
 #pragma once
 
 #include <cstdint>
@@ -14,9 +14,10 @@
 
 namespace tiledqr::taskgraph {
 
-// Writes member `member`'s index into one of its tasks' argument blocks, so
-// that the kinds find that member's data (the run parameters are one block
-// for all members).
+// Rewrites one of member `member`'s argument blocks so that its kinds find
+// that member's data (the run parameters are one block for all members):
+// writes the member's index, say, or moves the task's coordinates to where
+// the member's data lie (qr_batch_graph).
 using MemberTag = std::function<void(int32_t member, TaskArgs& args)>;
 
 // The members' graphs as one stream: member g's tasks and successor entries

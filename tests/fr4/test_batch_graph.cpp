@@ -1,9 +1,9 @@
 // Several task graphs as one (fr4_scheduler/taskgraph/concatenated_stream.hpp)
-// and the batch of QR graphs built on it (qr_batch_graph): the layout
-// against the members', runs on the scheduler core's CPU workers, and each
-// matrix of a batch factored by those workers with the host kernels against
-// FR1's factorisation of it alone, bit for bit. Host only (suite fr4, runs
-// in CI).
+// and the batch of QR graphs built on it (qr_batch_grid, qr_batch_graph): the
+// layout against the members', runs on the scheduler core's CPU workers, and
+// each matrix of a batch factored by those workers with the host kernels
+// against FR1's factorisation of it alone, bit for bit. Host only (suite
+// fr4, runs in CI).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -185,7 +185,9 @@ struct Member {
 // domains), tiles of 8 and 16, run as one graph on 4 CPU workers with the
 // host kernels (reference and LAPACK backends), gives each matrix the tiles
 // and T blocks FR1 gives it alone (its DAG run in program order), bit for
-// bit; every task names its own matrix.
+// bit; every task's k and j are tile columns of its own matrix in the
+// batch's grid (its rows i and piv those of the matrix) and each matrix's
+// tasks come together, in its own graph's order.
 TEST(Fr4Batch, QrBatchFactorsEachMatrixAsFr1) {
   const uint64_t seed = taskgraph::testing::test_seed("QrBatchFactorsEachMatrixAsFr1");
   const std::vector<Member> shapes = {{8, 8, Tree::flat, 1},         {1, 37, Tree::flat, 1},
@@ -215,18 +217,32 @@ TEST(Fr4Batch, QrBatchFactorsEachMatrixAsFr1) {
         members.push_back(QrBatchMember{batch.back().tiles.p, batch.back().tiles.q, s.tree, s.domains});
       }
       for (Factorization<double>& f : alone) run_in_program_order(f.factor_dag(), [&f](const Task& t) { f.run_task(t); });
+      const QrBatchGrid grid = qr_batch_grid(members);
       const taskgraph::DeviceLayout layout = taskgraph::collect_layout(qr_batch_graph(members, taskgraph::Team::warp, 5));
-      std::vector<std::atomic<int>> wrong_matrix(1);
+      // Each task's matrix, from its panel's column; the matrices' tasks in turn.
+      std::vector<int32_t> member(layout.args.size());
+      int64_t out_of_place = 0, out_of_turn = 0;
+      for (size_t t = 0; t < layout.args.size(); ++t) {
+        const QrTaskArgs a = layout.args[t].as<QrTaskArgs>();
+        const int32_t g = grid.member_of_column(a.task.k);
+        const int64_t first = grid.first_column[size_t(g)];
+        const QrBatchMember& mb = members[size_t(g)];
+        if (a.task.j < first || a.task.j >= first + mb.q || a.task.k >= first + mb.q || a.task.i >= mb.p ||
+            a.task.piv >= mb.p || a.transpose != 1)
+          ++out_of_place;
+        if (t > 0 && g < member[t - 1]) ++out_of_turn;
+        member[t] = g;
+      }
+      EXPECT_EQ(out_of_place, 0) << "tasks outside their matrix's tiles";
+      EXPECT_EQ(out_of_turn, 0) << "a matrix's tasks before an earlier matrix's";
       taskgraph::testing::CpuScheduler scheduler(layout, 4);
       ASSERT_TRUE(scheduler.run([&](int32_t t, int32_t) {
-        const QrTaskArgs a = layout.args[size_t(t)].as<QrTaskArgs>();
-        if (a.matrix < 0 || a.matrix >= int32_t(batch.size()) || a.transpose != 1) {
-          wrong_matrix[0].fetch_add(1);
-          return;
-        }
-        batch[size_t(a.matrix)].run_task(a.task);
+        Task task = layout.args[size_t(t)].as<QrTaskArgs>().task;
+        const int32_t g = member[size_t(t)];
+        task.k -= int32_t(grid.first_column[size_t(g)]);
+        task.j -= int32_t(grid.first_column[size_t(g)]);
+        batch[size_t(g)].run_task(task);
       }));
-      EXPECT_EQ(wrong_matrix[0].load(), 0) << "tasks naming no matrix of the batch";
       for (size_t g = 0; g < shapes.size(); ++g) {
         const std::string what = std::to_string(shapes[g].m) + " x " + std::to_string(shapes[g].n) + " " +
                                  tree_name(shapes[g].tree) + ", tile " + std::to_string(tile) +
@@ -238,13 +254,26 @@ TEST(Fr4Batch, QrBatchFactorsEachMatrixAsFr1) {
     }
 }
 
-// Pass rule: the batch's task count is the members' sum; an empty grid and
-// a batch whose arrays exceed the memory allowed are refused before
-// anything is built, with InputError.
-TEST(Fr4Batch, QrBatchRefusals) {
+// Pass rule: the grid has the members' most tile rows and the sum of their
+// tile columns, each member's first column after the previous member's, and
+// each column belongs to the member that holds it; the batch's task count is
+// the members' sum; no members, an empty grid, a column outside the grid and
+// a batch whose arrays exceed the memory allowed are refused (before
+// anything is built) with InputError.
+TEST(Fr4Batch, QrBatchGridAndRefusals) {
   const std::vector<QrBatchMember> two = {{3, 2, Tree::flat, 1}, {5, 5, Tree::binary, 1}};
+  const QrBatchGrid grid = qr_batch_grid({{3, 2, Tree::flat, 1}, {1, 1, Tree::flat, 1}, {5, 5, Tree::binary, 1}});
+  EXPECT_EQ(grid.p, 5);
+  EXPECT_EQ(grid.q, 8);
+  EXPECT_EQ(grid.first_column, (std::vector<int64_t>{0, 2, 3}));
+  const std::vector<int32_t> owners = {0, 0, 1, 2, 2, 2, 2, 2};
+  for (int64_t c = 0; c < grid.q; ++c) EXPECT_EQ(grid.member_of_column(c), owners[size_t(c)]) << c;
+  EXPECT_THROW(grid.member_of_column(8), InputError);
+  EXPECT_THROW(grid.member_of_column(-1), InputError);
   EXPECT_EQ(qr_batch_graph(two, taskgraph::Team::warp).num_tasks,
             qr_graph_shape(3, 2, Tree::flat, 1).num_tasks + qr_graph_shape(5, 5, Tree::binary, 1).num_tasks);
+  EXPECT_THROW(qr_batch_grid({}), InputError);
+  EXPECT_THROW(qr_batch_graph({}, taskgraph::Team::warp), InputError);
   EXPECT_THROW(qr_batch_graph({{0, 2, Tree::flat, 1}}, taskgraph::Team::warp), InputError);
   EXPECT_THROW(qr_batch_graph(two, taskgraph::Team::warp, 1 << 16, 64), InputError);
   EXPECT_THROW(qr_batch_graph(two, taskgraph::Team::warp, 0), InputError);

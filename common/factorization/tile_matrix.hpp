@@ -47,20 +47,10 @@ struct TileMatrix : TileGrid {
     TileMatrix t;
     static_cast<TileGrid&>(t) = TileGrid(rows, cols, tile);
     reserve_with_huge_pages(t.data, checked_elements({t.p, t.q, tile, tile}, sizeof(T), "tile matrix"));
-    for (int64_t tj = 0; tj < t.q; ++tj)
-      for (int64_t ti = 0; ti < t.p; ++ti) {
-        const int64_t row0 = ti * tile;
-        const int64_t count = std::min<int64_t>(tile, rows - row0);
-        for (int64_t j = tj * tile; j < (tj + 1) * tile; ++j) {
-          if (j < cols) {
-            const T* column = a + row0 + j * lda;
-            t.data.insert(t.data.end(), column, column + count);
-            t.data.insert(t.data.end(), size_t(tile - count), T(0));
-          } else {
-            t.data.insert(t.data.end(), size_t(tile), T(0));
-          }
-        }
-      }
+    t.walk_colmajor(a, lda, [&t, tile](const T* column, int64_t count) {
+      if (column != nullptr) t.data.insert(t.data.end(), column, column + count);
+      t.data.insert(t.data.end(), size_t(tile - count), T(0));
+    });
     return t;
   }
 
@@ -69,18 +59,26 @@ struct TileMatrix : TileGrid {
   // not written for the first time again.
   void load_colmajor(const T* a, int64_t lda) {
     T* out = data.data();
+    walk_colmajor(a, lda, [&out, this](const T* column, int64_t count) {
+      if (column != nullptr) std::copy_n(column, count, out);
+      std::fill(out + count, out + b, T(0));
+      out += b;
+    });
+  }
+
+  // The tiles' columns in storage order, each as the part of A's column it
+  // holds: put(column, count) with `count` entries of A at `column`, the
+  // rest of the tile's column padding (column null and count 0 past A's
+  // last column).
+  template <class Put>
+  void walk_colmajor(const T* a, int64_t lda, Put put) const {
     for (int64_t tj = 0; tj < q; ++tj)
       for (int64_t ti = 0; ti < p; ++ti) {
         const int64_t row0 = ti * b;
         const int64_t count = std::min<int64_t>(b, m - row0);
-        for (int64_t j = tj * b; j < (tj + 1) * b; ++j, out += b) {
-          if (j < n) {
-            std::copy_n(a + row0 + j * lda, count, out);
-            std::fill(out + count, out + b, T(0));
-          } else {
-            std::fill(out, out + b, T(0));
-          }
-        }
+        for (int64_t j = tj * b; j < (tj + 1) * b; ++j)
+          if (j < n) put(a + row0 + j * lda, count);
+          else put(static_cast<const T*>(nullptr), int64_t(0));
       }
   }
 

@@ -120,6 +120,26 @@ void DeviceFactorization<T>::solve(const T* d_b, int64_t ldb, int64_t nrhs, T* d
 }
 
 template <typename T>
+void place_factor_blocks(Factorization<T>& f, int32_t p, int32_t q, int64_t per_tile, const std::vector<T>& t_local,
+                         const std::vector<T>& t_merge) {
+  f.t_local.assign(size_t(f.local_block_count() * f.t_tile_elements()), T(0));
+  f.t_merge.assign(size_t(f.merge_block_count() * f.t_tile_elements()), T(0));
+  // Each elimination's τ (b, into the first entries of its T block) or T
+  // (ib·b, the whole block).
+  const int32_t steps = std::min(p, q);
+  for (int32_t k = 0; k < steps; ++k)
+    for (const Elimination& e : panel_eliminations(p, k, f.options.tree, f.options.tree_domains, Tree::flat)) {
+      const auto at = std::ptrdiff_t((size_t(e.i) + size_t(k) * size_t(p)) * size_t(per_tile));
+      if (e.kind == TaskKind::geqrt) std::copy_n(t_local.begin() + at, per_tile, f.t_local_tile(e.i, k));
+      else std::copy_n(t_merge.begin() + at, per_tile, f.t_merge_tile(e.i, k));
+    }
+}
+template void place_factor_blocks(Factorization<float>&, int32_t, int32_t, int64_t, const std::vector<float>&,
+                                  const std::vector<float>&);
+template void place_factor_blocks(Factorization<double>&, int32_t, int32_t, int64_t, const std::vector<double>&,
+                                  const std::vector<double>&);
+
+template <typename T>
 Factorization<T> DeviceFactorization<T>::download() const {
   const QrFactors<T> g = factors();
   Factorization<T> f;
@@ -132,17 +152,7 @@ Factorization<T> DeviceFactorization<T>::download() const {
   std::vector<T> t_local(blocks), t_merge(blocks);
   check(cudaMemcpy(t_local.data(), g.t_local, blocks * sizeof(T), cudaMemcpyDeviceToHost), "downloading the T factors");
   check(cudaMemcpy(t_merge.data(), g.t_merge, blocks * sizeof(T), cudaMemcpyDeviceToHost), "downloading the T factors");
-  f.t_local.assign(size_t(f.local_block_count() * f.t_tile_elements()), T(0));
-  f.t_merge.assign(size_t(f.merge_block_count() * f.t_tile_elements()), T(0));
-  // Each elimination's τ (b, into the first entries of its T block) or T
-  // (ib·b, the whole block).
-  const int32_t steps = std::min(g.p, g.q);
-  for (int32_t k = 0; k < steps; ++k)
-    for (const Elimination& e : panel_eliminations(g.p, k, g.tree, g.domains, Tree::flat)) {
-      const auto at = std::ptrdiff_t((size_t(e.i) + size_t(k) * size_t(g.p)) * size_t(per_tile));
-      if (e.kind == TaskKind::geqrt) std::copy_n(t_local.begin() + at, per_tile, f.t_local_tile(e.i, k));
-      else std::copy_n(t_merge.begin() + at, per_tile, f.t_merge_tile(e.i, k));
-    }
+  place_factor_blocks(f, g.p, g.q, per_tile, t_local, t_merge);
   f.trace = task_trace();
   f.device_seconds = device_seconds();
   return f;

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "factorization.hpp"
 #include "options.hpp"
@@ -78,6 +79,13 @@ class DeviceFactorization {
  private:
   void apply(bool transpose, T* d_b, int64_t ldb, int64_t nrhs, const char* what) const;
 };
+
+// f's T blocks (f.options: its tree and domains set) from a GPU layout's
+// p·q blocks of per_tile entries (block (i, k) at i + k·p, as QrFactors),
+// copied to the host: each elimination's τ or T where f keeps it.
+template <typename T>
+void place_factor_blocks(Factorization<T>& f, int32_t p, int32_t q, int64_t per_tile, const std::vector<T>& t_local,
+                         const std::vector<T>& t_merge);
 
 extern template class DeviceFactorization<float>;
 extern template class DeviceFactorization<double>;

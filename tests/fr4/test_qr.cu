@@ -15,6 +15,7 @@
 #include "dag.hpp"
 #include "fr4_qr.hpp"
 #include "serial_executor.hpp"
+#include "device_matrix.hpp"
 #include "test_seed.hpp"
 
 namespace tiledqr::gpu {
@@ -22,30 +23,9 @@ namespace {
 
 namespace testing = taskgraph::testing;
 
-template <typename T>
-std::vector<T> random_matrix(int64_t m, int64_t n, uint64_t seed) {
-  std::vector<T> a(size_t(m * n));
-  std::mt19937_64 engine(seed);
-  std::uniform_real_distribution<double> uniform(-1, 1);
-  for (T& x : a) x = T(uniform(engine));
-  return a;
-}
-
-template <typename T>
-struct DeviceMatrix {
-  T* data = nullptr;
-  explicit DeviceMatrix(const std::vector<T>& host) {
-    cudaMalloc(&data, host.size() * sizeof(T));
-    cudaMemcpy(data, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice);
-  }
-  explicit DeviceMatrix(size_t count) { cudaMalloc(&data, count * sizeof(T)); }
-  ~DeviceMatrix() { cudaFree(data); }
-  std::vector<T> download(size_t count) const {
-    std::vector<T> out(count);
-    cudaMemcpy(out.data(), data, count * sizeof(T), cudaMemcpyDeviceToHost);
-    return out;
-  }
-};
+using testing_support::DeviceMatrix;
+using testing_support::random_matrix;
+using testing_support::relative_difference;
 
 template <typename T>
 Factorization<T> factor_on_fr4(const std::vector<T>& a, int64_t m, int64_t n, Tree tree) {
@@ -64,15 +44,6 @@ Factorization<T> factor_on_fr1(const std::vector<T>& a, int64_t m, int64_t n, Tr
   o.backend = Backend::reference;
   o.tree = tree;
   return factor<T>(a.data(), m, n, m, o);
-}
-
-double relative_difference(const std::vector<double>& x, const std::vector<double>& reference) {
-  double diff = 0, norm = 0;
-  for (size_t k = 0; k < x.size(); ++k) {
-    diff += (x[k] - reference[k]) * (x[k] - reference[k]);
-    norm += reference[k] * reference[k];
-  }
-  return norm == 0 ? std::sqrt(diff) : std::sqrt(diff / norm);
 }
 
 // τ of every factored tile, in task order, from a Factorization's T blocks.

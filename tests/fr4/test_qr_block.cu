@@ -15,6 +15,7 @@
 #include "checks.hpp"
 #include "fr4_qr.hpp"
 #include "serial_executor.hpp"
+#include "device_matrix.hpp"
 #include "test_seed.hpp"
 
 namespace tiledqr::gpu {
@@ -22,30 +23,9 @@ namespace {
 
 namespace testing = taskgraph::testing;
 
-template <typename T>
-std::vector<T> random_matrix(int64_t m, int64_t n, uint64_t seed) {
-  std::vector<T> a(size_t(m * n));
-  std::mt19937_64 engine(seed);
-  std::uniform_real_distribution<double> uniform(-1, 1);
-  for (T& x : a) x = T(uniform(engine));
-  return a;
-}
-
-template <typename T>
-struct DeviceMatrix {
-  T* data = nullptr;
-  explicit DeviceMatrix(const std::vector<T>& host) {
-    EXPECT_EQ(cudaMalloc(&data, host.size() * sizeof(T)), cudaSuccess);
-    EXPECT_EQ(cudaMemcpy(data, host.data(), host.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
-  }
-  explicit DeviceMatrix(size_t count) { EXPECT_EQ(cudaMalloc(&data, count * sizeof(T)), cudaSuccess); }
-  ~DeviceMatrix() { cudaFree(data); }
-  std::vector<T> download(size_t count) const {
-    std::vector<T> out(count);
-    EXPECT_EQ(cudaMemcpy(out.data(), data, count * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
-    return out;
-  }
-};
+using testing_support::DeviceMatrix;
+using testing_support::random_matrix;
+using testing_support::relative_difference;
 
 Options block_options(int tile, int inner_block, Tree tree) {
   Options o;
@@ -54,16 +34,6 @@ Options block_options(int tile, int inner_block, Tree tree) {
   o.tree = tree;
   o.tree_domains = tree == Tree::hierarchical ? 2 : 1;  // flat in each domain, one merge across
   return o;
-}
-
-template <typename T>
-double relative_difference(const std::vector<T>& x, const std::vector<T>& reference) {
-  double diff = 0, norm = 0;
-  for (size_t k = 0; k < x.size(); ++k) {
-    diff += (double(x[k]) - double(reference[k])) * (double(x[k]) - double(reference[k]));
-    norm += double(reference[k]) * double(reference[k]);
-  }
-  return norm == 0 ? std::sqrt(diff) : std::sqrt(diff / norm);
 }
 
 // The T factors with each (ib, b) block's strict lower part zeroed: LAPACK

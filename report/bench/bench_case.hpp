@@ -31,7 +31,27 @@ struct BenchCase {
   int repeats = 5;
   uint64_t seed = 42;
   bool check = true;              // compute residual and orthogonality (of the last run)
+  // A stack of `batch` matrices (0: one matrix): FR4 factors them as one
+  // task graph, cuSOLVER one after another, cuBLAS by its batched geqrf.
+  // Each is m × n, or with `mixed` a square of a size drawn from 16 … m.
+  int64_t batch = 0;
+  bool mixed = false;
 };
+
+// The shapes of a case's matrices: one, `batch` of m × n, or `batch`
+// squares of sizes uniform in [min(16, m), m] drawn from the case's seed.
+inline std::vector<std::pair<int64_t, int64_t>> batch_shapes(const BenchCase& c) {
+  if (c.batch == 0) return {{c.m, c.n}};
+  if (!c.mixed) return std::vector<std::pair<int64_t, int64_t>>(size_t(c.batch), {c.m, c.n});
+  std::mt19937_64 engine(c.seed + 1);
+  std::uniform_int_distribution<int64_t> size(std::min<int64_t>(16, c.m), c.m);
+  std::vector<std::pair<int64_t, int64_t>> out;
+  for (int64_t b = 0; b < c.batch; ++b) {
+    const int64_t s = size(engine);
+    out.emplace_back(s, s);
+  }
+  return out;
+}
 
 // c with one set of the tiling knobs: tile, inner block, tree and threads.
 inline BenchCase with_tiling(BenchCase c, int tile, int inner_block, const std::string& tree, int threads) {
@@ -72,5 +92,7 @@ struct NoDevice {
 BenchOutcome bench_fr3(const BenchCase& c);
 BenchOutcome bench_fr4(const BenchCase& c);
 BenchOutcome bench_cusolver(const BenchCase& c);
+// cuBLAS's batched geqrf on a stack (c.batch > 0, one shape).
+BenchOutcome bench_cublas(const BenchCase& c);
 
 }  // namespace tiledqr::bench

@@ -41,7 +41,7 @@ using StageFunction = std::function<BenchOutcome(const BenchCase&)>;
 const std::map<std::string, StageFunction>& stages() {
   static const std::map<std::string, StageFunction> table = {
       {"fr1", bench_fr1},   {"fr2", bench_fr2}, {"fr2_reuse", bench_fr2_reuse}, {"lapack", bench_lapack},
-      {"fr3", bench_fr3},   {"fr4", bench_fr4}, {"cusolver", bench_cusolver}};
+      {"fr3", bench_fr3},   {"fr4", bench_fr4}, {"cusolver", bench_cusolver}, {"cublas", bench_cublas}};
   return table;
 }
 
@@ -75,6 +75,7 @@ std::string describe(const BenchCase& c) {
   if (fr2_stage(c.stage) || c.stage == "lapack") text << " threads " << c.threads;
   if (c.stage == "fr3") text << " executors/SM " << c.executors_per_sm << " weight " << c.double_task_weight;
   if (c.stage == "fr4" && c.priority_classes != 0) text << " classes " << c.priority_classes;
+  if (c.batch > 0) text << " batch " << batch_text(c);
   return text.str();
 }
 
@@ -200,7 +201,13 @@ int bench_main(int argc, char** argv) {
   app.add_option("--preset", preset, preset_help);
   bool quick = false;
   app.add_flag("--quick", quick, "the quick preset: every stage and both peers in a few minutes");
-  app.add_option("--stages", stage_list, "comma list of fr1,fr2,fr2_reuse (fr2 factoring into the tiles of its previous run),fr3,fr4,lapack,cusolver");
+  app.add_option("--stages", stage_list, "comma list of fr1,fr2,fr2_reuse (fr2 factoring into the tiles of its previous run),fr3,fr4,lapack,cusolver; with --batch: fr4, cusolver (one call a matrix), cublas (cuBLAS's batched geqrf)");
+  int64_t batch = 0;
+  bool mixed = false;
+  app.add_option("--batch", batch,
+                 "a stack of this many matrices of each shape in each case (fr4: one task graph; cusolver: a loop)")
+      ->transform(decimal_integer(false));
+  app.add_flag("--mixed", mixed, "with --batch: squares of sizes drawn from 16 … m (m the shape's rows, n = m)");
   app.add_option("--shapes", shape_list, "comma list of MxN, e.g. 1024x1024,262144x64");
   app.add_option("--precisions", precision_list, "double, float or both (comma list)");
   app.add_option("--backends", backend_list, "kernels of fr1 and fr2: lapack, reference");
@@ -288,9 +295,20 @@ int bench_main(int argc, char** argv) {
         }
       }
     }
+    if (mixed && batch == 0) throw InputError("--mixed takes --batch");
     std::set<std::string> seen;
     std::vector<BenchCase> unique_cases;
     for (BenchCase c : cases) {
+      if (batch > 0) {
+        if (c.stage != "fr4" && c.stage != "cusolver" && c.stage != "cublas")
+          throw InputError("--batch: stage " + c.stage + " factors one matrix (batches: fr4, cusolver, cublas)");
+        if (mixed && c.m != c.n) throw InputError("--mixed: the shapes give the largest square, MxM");
+        if (mixed && c.stage == "cublas") throw InputError("--mixed: cuBLAS's batched geqrf takes one shape");
+        c.batch = batch;
+        c.mixed = mixed;
+      } else if (c.stage == "cublas") {
+        throw InputError("stage cublas (cuBLAS's batched geqrf) needs --batch");
+      }
       normalize(c);
       c.warmup = warmup;
       c.repeats = std::max(1, repeats);
@@ -330,7 +348,7 @@ int bench_main(int argc, char** argv) {
         std::cerr << "[" << index + 1 << "/" << cases.size() << "] " << what << ": already in " << out << "\n";
         continue;
       }
-      if (!no_device_note.empty() && (c.stage == "fr3" || c.stage == "fr4" || c.stage == "cusolver")) {
+      if (!no_device_note.empty() && (c.stage == "fr3" || c.stage == "fr4" || c.stage == "cusolver" || c.stage == "cublas")) {
         ++skipped;
         continue;
       }

@@ -55,18 +55,30 @@ std::vector<std::string> split_row(const std::string& line) {
 
 }  // namespace
 
+std::string batch_text(const BenchCase& c) {
+  if (c.batch == 0) return "";
+  return std::to_string(c.batch) + (c.mixed ? " mixed" : "");
+}
+
+double case_flops(const BenchCase& c) {
+  double flops = 0;
+  for (const auto& [m, n] : batch_shapes(c)) flops += qr_flops(m, n);
+  return flops;
+}
+
 const std::vector<std::string>& csv_columns() {
   static const std::vector<std::string> columns = {
       "machine", "gpu", "date", "commit", "stage", "backend", "tree", "tile", "inner_block", "threads",
       "executors_per_sm", "weight", "m", "n", "precision", "repeats", "seconds_median",
-      "seconds_min", "seconds_max", "gflops", "residual", "orthogonality"};
+      "seconds_min", "seconds_max", "gflops", "residual", "orthogonality", "batch"};
   return columns;
 }
 
 std::string case_key(const BenchCase& c) {
   std::ostringstream key;
   key << c.stage << '|' << c.backend << '|' << c.tree << '|' << c.tile << '|' << c.inner_block << '|' << c.threads << '|'
-      << c.executors_per_sm << '|' << number(c.double_task_weight) << '|' << c.m << '|' << c.n
+      << c.executors_per_sm << '|' << number(c.double_task_weight) << '|' << c.m << '|' << c.n << '|'
+      << batch_text(c)
       << '|' << c.precision;
   return key.str();
 }
@@ -127,6 +139,12 @@ ResumeState read_for_resume(const std::string& path) {
     c.m = integer("m", 1, std::numeric_limits<int64_t>::max());
     c.n = integer("n", 1, std::numeric_limits<int64_t>::max());
     c.precision = f[index("precision")];
+    const std::string batch = f[index("batch")];
+    if (!batch.empty()) {
+      c.mixed = batch.size() > 6 && batch.compare(batch.size() - 6, 6, " mixed") == 0;
+      c.batch = parse_integer(c.mixed ? batch.substr(0, batch.size() - 6) : batch, where + ": column batch", 1,
+                              std::numeric_limits<int64_t>::max());
+    }
     state.done.insert(case_key(c));
   }
   return state;
@@ -151,8 +169,8 @@ std::string csv_row(const RunContext& run, const BenchCase& c, const BenchOutcom
       << (outcome.chosen_tile ? outcome.chosen_inner_block : c.inner_block) << ',' << c.threads << ',' << c.executors_per_sm << ',' << number(c.double_task_weight)
       << ',' << c.m << ',' << c.n << ',' << c.precision << ',' << outcome.seconds.size() << ','
       << number(s.median) << ',' << number(s.min) << ',' << number(s.max) << ','
-      << number(qr_flops(c.m, c.n) / s.median * 1e-9) << ',' << number(outcome.residual) << ','
-      << number(outcome.orthogonality);
+      << number(case_flops(c) / s.median * 1e-9) << ',' << number(outcome.residual) << ','
+      << number(outcome.orthogonality) << ',' << batch_text(c);
   return row.str();
 }
 

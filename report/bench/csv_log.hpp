@@ -14,6 +14,12 @@ namespace tiledqr::bench {
 // The documented columns, in order.
 const std::vector<std::string>& csv_columns();
 
+// The batch column: empty for one matrix, "N" for a stack of N, "N mixed"
+// for N of drawn sizes.
+std::string batch_text(const BenchCase& c);
+// The flops of a case's matrices (the gflops column's numerator).
+double case_flops(const BenchCase& c);
+
 struct RunContext {
   std::string machine;  // CPU model and core count
   std::string date;     // UTC, ISO 8601

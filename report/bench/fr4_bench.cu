@@ -16,6 +16,7 @@
 #include "checks.hpp"
 #include "gpu/cuda_check.hpp"
 #include "errors.hpp"
+#include "fr4_batch.hpp"
 #include "fr4_qr.hpp"
 #include "gpu_bench_support.hpp"
 
@@ -76,9 +77,50 @@ BenchOutcome run_fr4(const BenchCase& c) {
   return out;
 }
 
+// A stack (c.batch > 0): one Fr4Batch for all, planned outside the timing;
+// a uniform stack goes in strided (no table), a mixed one by its table of
+// addresses, sent once (the later calls send nothing: the same table).
+template <typename T>
+BenchOutcome run_fr4_batch(const BenchCase& c) {
+  if (!gpu::device_available()) throw NoDevice{"no CUDA device"};
+  if (c.tile != 0 && c.tile != 32) throw InputError("fr4 --batch runs tiles of 32 (or auto)");
+  const Tree tree = parse_tree(c.tree);
+  const std::vector<std::pair<int64_t, int64_t>> shapes = batch_shapes(c);
+  std::vector<size_t> offsets;
+  const std::vector<T> a = random_stack<T>(c, offsets);
+  const gpu::DeviceBuffer<T> d_a = upload(a);
+  std::vector<gpu::Fr4BatchMatrix> matrices;
+  std::vector<const T*> pointers;
+  std::vector<int64_t> lda;
+  for (size_t b = 0; b < shapes.size(); ++b) {
+    matrices.push_back({shapes[b].first, shapes[b].second, tree});
+    pointers.push_back(d_a.get() + offsets[b]);
+    lda.push_back(std::max<int64_t>(1, shapes[b].first));
+  }
+  Options options;
+  options.tile = 32;
+  gpu::Fr4Batch<T> batch(matrices, options);
+  const auto launch = [&] {
+    if (c.mixed) batch.launch_factor(pointers.data(), lda.data(), 0);
+    else batch.launch_factor_strided(d_a.get(), lda.front(), int64_t(c.m * c.n), 0);
+  };
+  for (int w = 0; w < std::max(1, c.warmup); ++w) {
+    launch();
+    batch.finish_factor();
+  }
+  BenchOutcome out = time_on_device(c.repeats, launch, [&] { batch.finish_factor(); });
+  if (c.check)
+    for (const size_t b : checked_members(shapes.size()))
+      record_worse(out, check_factorization(a.data() + offsets[b], shapes[b].first, shapes[b].second,
+                                            shapes[b].first, batch.download(int64_t(b))));
+  out.chosen_tile = 32;
+  return out;
+}
+
 }  // namespace
 
 BenchOutcome bench_fr4(const BenchCase& c) {
+  if (c.batch > 0) return c.precision == "float" ? run_fr4_batch<float>(c) : run_fr4_batch<double>(c);
   return c.precision == "float" ? run_fr4<float>(c) : run_fr4<double>(c);
 }
 

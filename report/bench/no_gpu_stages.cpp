@@ -8,6 +8,7 @@ namespace tiledqr::bench {
 BenchOutcome bench_fr3(const BenchCase&) { throw NoDevice{"built without CUDA"}; }
 BenchOutcome bench_fr4(const BenchCase&) { throw NoDevice{"built without CUDA"}; }
 BenchOutcome bench_cusolver(const BenchCase&) { throw NoDevice{"built without CUDA"}; }
+BenchOutcome bench_cublas(const BenchCase&) { throw NoDevice{"built without CUDA"}; }
 std::string gpu_provenance() { return "built without CUDA"; }
 
 }  // namespace tiledqr::bench

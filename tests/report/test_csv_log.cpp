@@ -58,6 +58,19 @@ TEST(BenchCsv, RowHasTheDocumentedColumns) {
   const double flops = 2.0 * 262144 * 64 * 64 - 2.0 * 64 * 64 * 64 / 3;
   EXPECT_NEAR(std::stod(field("gflops")), flops / 0.2 * 1e-9, 1e-4);
   EXPECT_EQ(field("residual"), "0.5");
+  EXPECT_EQ(field("batch"), "");
+  // A stack: its size in the batch column, every matrix's flops in gflops.
+  BenchCase stack = sample_case();
+  stack.batch = 3;
+  const std::string stacked = csv_row(run, stack, outcome);
+  EXPECT_EQ(stacked.substr(stacked.rfind(',') + 1), "3");
+  stack.mixed = true;
+  EXPECT_EQ(batch_text(stack), "3 mixed");
+  BenchCase ten = sample_case();
+  ten.m = ten.n = 10;
+  BenchCase three_tens = ten;
+  three_tens.batch = 3;
+  EXPECT_NEAR(case_flops(three_tens), 3 * case_flops(ten), 1e-6);
 }
 
 // Pass rule: a GPU name containing a comma is quoted, and a NaN residual
@@ -84,18 +97,25 @@ TEST(BenchCsv, ResumeReadsBackCompletedCases) {
   BenchOutcome outcome;
   outcome.seconds = {1.0};
   outcome.device = "cpu";
-  BenchCase first = sample_case(), second = sample_case(), third = sample_case();
+  BenchCase first = sample_case(), second = sample_case(), third = sample_case(), stack = sample_case(),
+            mixed = sample_case();
   second.threads = 8;
   third.precision = "float";
+  stack.batch = 100;
+  mixed.batch = 100;
+  mixed.mixed = true;
   {
     std::ofstream out(path);
     out << "# tiledqr_bench --preset x\n";
     for (size_t i = 0; i < csv_columns().size(); ++i) out << (i ? "," : "") << csv_columns()[i];
-    out << "\n" << csv_row(run, first, outcome) << "\n" << csv_row(run, second, outcome) << "\n";
+    out << "\n" << csv_row(run, first, outcome) << "\n" << csv_row(run, second, outcome) << "\n"
+        << csv_row(run, stack, outcome) << "\n" << csv_row(run, mixed, outcome) << "\n";
   }
   const std::set<std::string> keys = completed_cases(path);
   std::remove(path);
-  EXPECT_EQ(keys.size(), 2u);
+  EXPECT_EQ(keys.size(), 4u);
+  EXPECT_TRUE(keys.count(case_key(stack)));
+  EXPECT_TRUE(keys.count(case_key(mixed)));
   EXPECT_TRUE(keys.count(case_key(first)));
   EXPECT_TRUE(keys.count(case_key(second)));
   EXPECT_FALSE(keys.count(case_key(third)));

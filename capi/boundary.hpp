@@ -53,14 +53,41 @@ inline Tree tree_option(int tree, Tree automatic) {
   }
 }
 
+// The leading dimension's name of matrix `name`, as LAPACK spells it: A → lda, dA → ldda.
+inline std::string ld_name(const std::string& name) {
+  std::string ld = "ld" + name;
+  std::transform(ld.begin(), ld.end(), ld.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  return ld;
+}
+
 // InputError unless A (m, n), lda is a matrix: m, n >= 1, lda >= m, not NULL.
 inline void check_shape(int64_t m, int64_t n, const void* a, int64_t lda, const char* name) {
   if (m < 1 || n < 1)
     throw InputError("the matrix must be at least 1x1, got " + std::to_string(m) + "x" + std::to_string(n));
-  std::string ld = "ld" + std::string(name);  // LAPACK's spelling: lda, ldda
-  std::transform(ld.begin(), ld.end(), ld.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  if (lda < m) throw InputError(ld + " (" + std::to_string(lda) + ") must be >= m (" + std::to_string(m) + ")");
+  if (lda < m) throw InputError(ld_name(name) + " (" + std::to_string(lda) + ") must be >= m (" + std::to_string(m) + ")");
   if (!a) throw InputError(std::string(name) + " is NULL");
+}
+
+// The matrix `name` (m, n), ld, checked as LAPACK does: m, n ≥ 0,
+// ld ≥ max(1, m), not NULL unless empty.
+inline void check_matrix(int64_t m, int64_t n, const void* a, int64_t ld, const std::string& name) {
+  if (m < 0 || n < 0) throw InputError("m and n must be >= 0, got " + std::to_string(m) + "x" + std::to_string(n));
+  if (ld < std::max<int64_t>(1, m))
+    throw InputError(ld_name(name) + " (" + std::to_string(ld) + ") must be >= max(1, m) (m = " + std::to_string(m) +
+                     ")");
+  if (m > 0 && n > 0 && !a) throw InputError(name + " is NULL");
+}
+
+// A stack of `batch` matrices `name` (m, n), ld, matrix i at a + i·stride
+// (the argument stride_x, x the matrix's letter: A, dA → stride_a).
+inline void check_batch(int64_t batch, int64_t m, int64_t n, const void* a, int64_t ld, int64_t stride,
+                        const std::string& name) {
+  if (batch < 0) throw InputError("batch must be >= 0, got " + std::to_string(batch));
+  check_matrix(m, n, batch > 0 ? a : &batch, ld, name);
+  const char letter = char(std::tolower(static_cast<unsigned char>(name.back())));
+  if (batch > 1 && m > 0 && n > 0 && stride < ld * n)
+    throw InputError(std::string("stride_") + letter + " (" + std::to_string(stride) + ") must be >= " +
+                     ld_name(name) + " * n (" + std::to_string(ld * n) + ")");
 }
 
 // InputError unless B (m, nrhs), ldb is a block of right-hand sides (or Q's

@@ -108,15 +108,6 @@ std::unique_ptr<Factorization<T>> empty_factorization(int64_t m, int64_t n, cons
   return f;
 }
 
-// The matrix `name` (m, n), ld, checked as LAPACK does: m, n ≥ 0,
-// ld ≥ max(1, m), not NULL unless empty.
-void check_matrix(int64_t m, int64_t n, const void* a, int64_t ld, char name) {
-  if (m < 0 || n < 0) throw InputError("m and n must be >= 0, got " + std::to_string(m) + "x" + std::to_string(n));
-  const std::string ld_name = std::string("ld") + char(std::tolower(name));
-  if (ld < std::max<int64_t>(1, m))
-    throw InputError(ld_name + " (" + std::to_string(ld) + ") must be >= max(1, m) (m = " + std::to_string(m) + ")");
-  if (m > 0 && n > 0 && !a) throw InputError(std::string(1, name) + " is NULL");
-}
 
 // Factors A (m, n), already checked and finite, on `options.threads`
 // workers: FR1 on one, FR2 on more.
@@ -129,7 +120,7 @@ std::unique_ptr<Factorization<T>> factor_checked(int64_t m, int64_t n, const T* 
 
 template <typename T>
 std::unique_ptr<Factorization<T>> factor(int64_t m, int64_t n, const T* a, int64_t lda, const tiledqr_options* opts) {
-  check_matrix(m, n, a, lda, 'A');
+  check_matrix(m, n, a, lda, "A");
   const tiledqr_options o = opts ? *opts : tiledqr_options{};
   const Options options = to_options<T>(o, m, n, useful_workers(o, qr_work(m, n)));
   check_finite(a, m, n, lda, "A");
@@ -197,15 +188,6 @@ int geqrf(int64_t m, int64_t n, T* a, int64_t lda, tiledqr_factors** out, const 
   });
 }
 
-// A stack of `batch` matrices `name` (m, n), ld, matrix i at a + i·stride.
-void check_batch(int64_t batch, int64_t m, int64_t n, const void* a, int64_t ld, int64_t stride, char name) {
-  if (batch < 0) throw InputError("batch must be >= 0, got " + std::to_string(batch));
-  check_matrix(m, n, batch > 0 ? a : &batch, ld, name);
-  const char lower = char(std::tolower(name));
-  if (batch > 1 && m > 0 && n > 0 && stride < ld * n)
-    throw InputError(std::string("stride_") + lower + " (" + std::to_string(stride) + ") must be >= ld" + lower +
-                     " * n (" + std::to_string(ld * n) + ")");
-}
 
 // Runs one(i, options) for every matrix of the batch A, after checking the
 // batch and every matrix's entries: with at least as many matrices as
@@ -216,7 +198,7 @@ void check_batch(int64_t batch, int64_t m, int64_t n, const void* a, int64_t ld,
 template <typename T, typename One, typename Fill = std::nullptr_t>
 void run_batch(int64_t batch, int64_t m, int64_t n, T* a, int64_t lda, int64_t stride, const tiledqr_options* opts,
                One&& one, Fill&& fill = nullptr) {
-  check_batch(batch, m, n, a, lda, stride, 'A');
+  check_batch(batch, m, n, a, lda, stride, "A");
   const tiledqr_options o = opts ? *opts : tiledqr_options{};
   const int workers = useful_workers(o, double(batch) * qr_work(m, n));
   const bool spread = batch >= workers;
@@ -275,7 +257,7 @@ template <typename T, typename Fill = std::nullptr_t>
 void run_qr_batch(int64_t batch, int64_t m, int64_t n, T* a, int64_t lda, int64_t stride_a, int64_t k, T* q,
                   int64_t ldq, int64_t stride_q, const tiledqr_options* opts, Fill&& fill = nullptr) {
   if (k < 0 || k > m) throw InputError("k must be in [0, m], got " + std::to_string(k));
-  check_batch(batch, m, k, q, ldq, stride_q, 'Q');
+  check_batch(batch, m, k, q, ldq, stride_q, "Q");
   const auto one = [&](int64_t i, const Options& options) {
     T* ai = a + i * stride_a;
     T* qi = q + i * stride_q;
@@ -307,7 +289,7 @@ int qr_batch_strided(int64_t batch, int64_t m, int64_t n, const T* a, int64_t st
                      int64_t col_stride, T* r, int64_t ldr, int64_t stride_r, int64_t k, T* q, int64_t ldq,
                      int64_t stride_q, const tiledqr_options* opts) {
   return guarded([&] {
-    check_batch(batch, m, n, r, ldr, stride_r, 'R');
+    check_batch(batch, m, n, r, ldr, stride_r, "R");
     if (batch > 0 && m > 0 && n > 0 && !a) throw InputError("A is NULL");
     const auto copy = [&](int64_t i) {
       const T* ai = a + i * stride_a;
@@ -363,7 +345,7 @@ template <typename T>
 int orgqr_batch(int64_t batch, int64_t m, int64_t k, tiledqr_factors* const* handles, T* q, int64_t ldq,
                 int64_t stride, int threads) {
   return guarded([&] {
-    check_batch(batch, m, k, q, ldq, stride, 'Q');
+    check_batch(batch, m, k, q, ldq, stride, "Q");
     if (batch > 0 && !handles) throw InputError("factors is NULL");
     std::vector<const Factorization<T>*> factors;
     for (int64_t i = 0; i < batch; ++i) factors.push_back(&orgqr_factors<T>(m, k, handles[i]));
@@ -396,7 +378,7 @@ void upper_solve(int64_t n, int64_t nrhs, const float* a, int64_t lda, float* x,
 template <typename T>
 int gels(int64_t m, int64_t n, int64_t nrhs, T* a, int64_t lda, T* b, int64_t ldb, const tiledqr_options* opts) {
   return guarded([&] {
-    check_matrix(m, n, a, lda, 'A');
+    check_matrix(m, n, a, lda, "A");
     check_least_squares(m, n, nrhs, b, ldb, "B");
     if (m == 0 || n == 0) {
       // LAPACK's quick return: X = 0, B's first max(m, n) rows cleared.

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "boundary.hpp"
+#include "fr4_batch.hpp"
 #include "fr4_qr.hpp"
 #include "gpu/cuda_check.hpp"
 #include "gpu/kernel_image.hpp"
@@ -166,6 +167,106 @@ int gpu_gels_host(int64_t m, int64_t n, int64_t nrhs, T* a, int64_t lda, T* b, i
   });
 }
 
+// The tree of a GPU batch's matrices (m, n), from the options, checked:
+// tiles of 32 (options.tile 0 or 32, no inner block), options.tree for
+// every matrix (AUTO: fr4_batch_tree). Needs no device.
+Tree batch_tree(const tiledqr_options* in, int64_t m, int64_t n) {
+  const tiledqr_options o = in ? *in : tiledqr_options{};
+  if (o.tile != 0 && o.tile != 32)
+    throw InputError("options.tile: a batch on the GPU runs tiles of 32 (or 0: chosen); got " + std::to_string(o.tile));
+  if (o.inner_block != 0 && o.inner_block != 32)
+    throw InputError("options.inner_block: tiles of 32 have none (0); got " + std::to_string(o.inner_block));
+  const Tree tree = tree_option(o.tree, gpu::fr4_batch_tree(m, n));
+  if (tree == Tree::tsqr)
+    throw InputError("options.tree TILEDQR_TREE_TSQR runs on the CPU only; a GPU batch takes AUTO, FLAT, BINARY or "
+                     "GREEDY");
+  return tree;
+}
+
+template <typename T>
+gpu::Fr4Batch<T> plan_batch(int64_t batch, int64_t m, int64_t n, Tree tree) {
+  Options options;
+  options.tile = 32;
+  return gpu::Fr4Batch<T>(std::vector<gpu::Fr4BatchMatrix>(size_t(batch), gpu::Fr4BatchMatrix{m, n, tree}), options);
+}
+
+template <typename T>
+int gpu_geqrf_batch(int64_t batch, int64_t m, int64_t n, T* d_a, int64_t ldda, int64_t stride, const tiledqr_options* opts,
+                    cudaStream_t stream) {
+  return guarded([&] {
+    check_batch(batch, m, n, d_a, ldda, stride, "dA");  // the arguments before any CUDA call
+    const Tree tree = batch_tree(opts, m, n);
+    if (batch == 0 || m == 0 || n == 0) return int(TILEDQR_SUCCESS);
+    if (const int status = device_status(); status != TILEDQR_SUCCESS) return status;
+    gpu::Fr4Batch<T> plan = plan_batch<T>(batch, m, n, tree);
+    plan.launch_factor_strided(d_a, ldda, stride, stream);
+    plan.finish_factor();
+    plan.write_r_strided(d_a, ldda, stride, stream);
+    gpu::check(cudaStreamSynchronize(stream), "writing R");
+    return int(TILEDQR_SUCCESS);
+  });
+}
+
+// tiledqr_?geqrf_batch of tiledqr.h (the CPU's), by precision.
+inline int cpu_geqrf_batch(int64_t batch, int64_t m, int64_t n, double* a, int64_t lda, int64_t stride,
+                           tiledqr_factors** out, const tiledqr_options* opts) {
+  return tiledqr_dgeqrf_batch(batch, m, n, a, lda, stride, out, opts);
+}
+inline int cpu_geqrf_batch(int64_t batch, int64_t m, int64_t n, float* a, int64_t lda, int64_t stride,
+                           tiledqr_factors** out, const tiledqr_options* opts) {
+  return tiledqr_sgeqrf_batch(batch, m, n, a, lda, stride, out, opts);
+}
+
+// The host stack's span, from A_0's first entry to A_{batch−1}'s last.
+inline int64_t stack_span(int64_t batch, int64_t m, int64_t n, int64_t lda, int64_t stride) {
+  return (batch - 1) * stride + (n - 1) * lda + m;
+}
+
+template <typename T>
+int gpu_geqrf_batch_host(int64_t batch, int64_t m, int64_t n, T* a, int64_t lda, int64_t stride,
+                         tiledqr_factors** out, const tiledqr_options* opts) {
+  if (out)
+    for (int64_t i = 0; i < batch; ++i) out[i] = nullptr;
+  return guarded([&] {
+    check_batch(batch, m, n, a, lda, stride, "A");  // the arguments before any CUDA call
+    const Tree tree = batch_tree(opts, m, n);
+    for (int64_t i = 0; i < batch; ++i) check_finite(a + i * stride, m, n, lda, ("A[" + std::to_string(i) + "]").c_str());
+    if (batch == 0 || m == 0 || n == 0) {
+      // Nothing for the GPU: the CPU's empty factors, as tiledqr_?geqrf_batch gives them.
+      tiledqr_options cpu = opts ? *opts : tiledqr_options{};
+      cpu.tile = 0;
+      cpu.tree = TILEDQR_TREE_AUTO;
+      return cpu_geqrf_batch(batch, m, n, a, lda, stride, out, &cpu);
+    }
+    if (const int status = device_status(); status != TILEDQR_SUCCESS) return status;
+    gpu::Fr4Batch<T> plan = plan_batch<T>(batch, m, n, tree);
+    // One copy each way of the stack's whole span (its gaps are sent and not
+    // changed: R is written into the matrices' entries only).
+    const int64_t span = stack_span(batch, m, n, lda, stride);
+    const gpu::DeviceBuffer<T> d_a(size_t(span), "the batch");
+    gpu::check(cudaMemcpy(d_a.get(), a, size_t(span) * sizeof(T), cudaMemcpyHostToDevice), "copying the batch");
+    plan.launch_factor_strided(d_a.get(), lda, batch > 1 ? stride : lda * n, cudaStream_t(0));
+    plan.finish_factor();
+    // The factors first, so a failure leaves A unchanged.
+    std::vector<std::unique_ptr<Factorization<T>>> host;
+    if (out)
+      for (Factorization<T>& f : plan.download_all()) host.push_back(std::make_unique<Factorization<T>>(std::move(f)));
+    plan.write_r_strided(d_a.get(), lda, batch > 1 ? stride : lda * n, cudaStream_t(0));
+    // Back column by column (the caller's memory between the matrices is
+    // not written): one copy when the matrices follow each other
+    // (stride_a = lda·n), their columns then one sequence.
+    const int64_t step = batch > 1 ? stride : lda * n;
+    const bool packed = step == lda * n;
+    for (int64_t i = 0; i < (packed ? 1 : batch); ++i)
+      gpu::check(cudaMemcpy2D(a + i * step, size_t(lda) * sizeof(T), d_a.get() + i * step, size_t(lda) * sizeof(T),
+                              size_t(m) * sizeof(T), size_t(packed ? batch * n : n), cudaMemcpyDeviceToHost),
+                 "copying R to the host");
+    if (out)
+      for (int64_t i = 0; i < batch; ++i) out[i] = make_factors(std::move(host[size_t(i)]));
+    return int(TILEDQR_SUCCESS);
+  });
+}
+
 }  // namespace
 }  // namespace tiledqr::capi
 
@@ -222,6 +323,24 @@ int tiledqr_gpu_dgels_host(int64_t m, int64_t n, int64_t nrhs, double* A, int64_
 int tiledqr_gpu_sgels_host(int64_t m, int64_t n, int64_t nrhs, float* A, int64_t lda, float* B, int64_t ldb,
                            const tiledqr_options* opts) {
   return gpu_gels_host(m, n, nrhs, A, lda, B, ldb, opts);
+}
+
+int tiledqr_gpu_dgeqrf_batch(int64_t batch, int64_t m, int64_t n, double* dA, int64_t ldda, int64_t stride_a,
+                             const tiledqr_options* opts, cudaStream_t stream) {
+  return gpu_geqrf_batch(batch, m, n, dA, ldda, stride_a, opts, stream);
+}
+int tiledqr_gpu_sgeqrf_batch(int64_t batch, int64_t m, int64_t n, float* dA, int64_t ldda, int64_t stride_a,
+                             const tiledqr_options* opts, cudaStream_t stream) {
+  return gpu_geqrf_batch(batch, m, n, dA, ldda, stride_a, opts, stream);
+}
+
+int tiledqr_gpu_dgeqrf_batch_host(int64_t batch, int64_t m, int64_t n, double* A, int64_t lda, int64_t stride_a,
+                                  tiledqr_factors** factors, const tiledqr_options* opts) {
+  return gpu_geqrf_batch_host(batch, m, n, A, lda, stride_a, factors, opts);
+}
+int tiledqr_gpu_sgeqrf_batch_host(int64_t batch, int64_t m, int64_t n, float* A, int64_t lda, int64_t stride_a,
+                                  tiledqr_factors** factors, const tiledqr_options* opts) {
+  return gpu_geqrf_batch_host(batch, m, n, A, lda, stride_a, factors, opts);
 }
 
 void tiledqr_gpu_factors_free(tiledqr_gpu_factors* factors) { delete factors; }

@@ -242,6 +242,26 @@ def test_gpu_matches_numpy(dtype, tree):
     assert np.allclose(np.abs(r_only), np.abs(r), atol=100 * np.finfo(dtype).eps * np.abs(r).max())
 
 
+# A stack on the GPU, factored as one task graph (tiles of 32), with
+# NumPy's stacked semantics, every mode, ragged and tall shapes.
+@gpu
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_gpu_stack_matches_numpy(dtype):
+    for shape in [(2, 3, 40, 33), (50, 16, 16), (4, 300, 20), (3, 7, 1)]:
+        a = rng(23).standard_normal(shape).astype(dtype)
+        for mode in ("reduced", "complete", "r"):
+            got = tiledqr.qr(a, mode=mode, backend="gpu")
+            want = np.linalg.qr(a, mode=mode)
+            if mode == "r":
+                assert got.shape == want.shape and got.dtype == want.dtype
+                assert np.allclose(np.abs(got), np.abs(want), atol=100 * np.finfo(dtype).eps * np.abs(want).max())
+                continue
+            q, r = got
+            assert q.shape == want[0].shape and r.shape == want[1].shape and q.dtype == dtype
+            for index in np.ndindex(shape[:-2]):
+                assert_qr(a[index], q[index], r[index])
+
+
 def test_gpu_unavailable_is_clear():
     available = tiledqr.gpu_available()
     assert bool(available) == (tiledqr._tiledqr.gpu_status()[0] == 0)

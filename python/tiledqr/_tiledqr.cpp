@@ -235,9 +235,12 @@ void cpu_gels(FortranArray<T> a, FortranArray<T> b, int tile, int inner_block, i
 }
 
 #ifdef TILEDQR_PYTHON_GPU
-// Every matrix of a (batch, n, m) stack, as geqrf_batch, factored on the GPU
-// one after the other (the GPU interface takes one matrix a call); returns
-// host factors (the GPU's reflectors downloaded) when `keep` is set.
+// Every matrix of a (batch, n, m) stack, as geqrf_batch, factored on the
+// GPU; returns host factors (the GPU's reflectors downloaded) when `keep`
+// is set. Several matrices that the GPU's table would factor at tile 32
+// alone (tile 32 asked, or chosen: squares up to 4096, tall ones of up to
+// 128 columns) go as one task graph (tiledqr_gpu_?geqrf_batch_host); one
+// matrix, or larger ones, one after the other at the tile chosen for them.
 template <typename T>
 py::object gpu_geqrf_batch(CArray<T> work, bool keep, int tree, int tile) {
   const int64_t batch = work.shape(0), n = work.shape(1), m = work.shape(2), lda = std::max<int64_t>(1, m);
@@ -246,11 +249,18 @@ py::object gpu_geqrf_batch(CArray<T> work, bool keep, int tree, int tile) {
   opts.tile = tile;
   T* data = work.mutable_data();
   std::vector<tiledqr_factors*> handles(keep ? size_t(batch) : 0, nullptr);
+  const bool small = std::max(m, n) <= 4096 || std::min(m, n) <= 128;
+  const bool one_graph = batch > 1 && (tile == 32 || (tile == 0 && small));
   // The handles made before a failure are freed with it.
   const auto free_all = [&] {
     for (tiledqr_factors*& h : handles) tiledqr_factors_free(std::exchange(h, nullptr));
   };
   run_released([&] {
+    if (one_graph) {
+      tiledqr_factors** out = keep ? handles.data() : nullptr;
+      if constexpr (std::is_same_v<T, double>) return tiledqr_gpu_dgeqrf_batch_host(batch, m, n, data, lda, lda * n, out, &opts);
+      else return tiledqr_gpu_sgeqrf_batch_host(batch, m, n, data, lda, lda * n, out, &opts);
+    }
     for (int64_t i = 0; i < batch; ++i) {
       tiledqr_factors** out = keep ? &handles[size_t(i)] : nullptr;
       T* a = data + i * lda * n;

@@ -122,6 +122,23 @@ TEST(CapiGpu, BlockTiles) {
 }
 
 // The host-array variant gives the same R (up to signs of rows) as the CPU.
+int gpu_geqrf_batch_host(int64_t b, int64_t m, int64_t n, double* a, int64_t lda, int64_t stride, tiledqr_factors** f) {
+  return tiledqr_gpu_dgeqrf_batch_host(b, m, n, a, lda, stride, f, nullptr);
+}
+int gpu_geqrf_batch_host(int64_t b, int64_t m, int64_t n, float* a, int64_t lda, int64_t stride, tiledqr_factors** f) {
+  return tiledqr_gpu_sgeqrf_batch_host(b, m, n, a, lda, stride, f, nullptr);
+}
+int gpu_geqrf_batch(int64_t b, int64_t m, int64_t n, double* d, int64_t lda, int64_t stride, cudaStream_t s) {
+  return tiledqr_gpu_dgeqrf_batch(b, m, n, d, lda, stride, nullptr, s);
+}
+int gpu_geqrf_batch(int64_t b, int64_t m, int64_t n, float* d, int64_t lda, int64_t stride, cudaStream_t s) {
+  return tiledqr_gpu_sgeqrf_batch(b, m, n, d, lda, stride, nullptr, s);
+}
+int cpu_geqrf(int64_t m, int64_t n, double* a, int64_t lda) { return tiledqr_dgeqrf(m, n, a, lda, nullptr, nullptr); }
+int cpu_geqrf(int64_t m, int64_t n, float* a, int64_t lda) { return tiledqr_sgeqrf(m, n, a, lda, nullptr, nullptr); }
+int cpu_orgqr(int64_t m, int64_t k, tiledqr_factors* f, double* q, int64_t ldq) { return tiledqr_dorgqr(m, k, f, q, ldq); }
+int cpu_orgqr(int64_t m, int64_t k, tiledqr_factors* f, float* q, int64_t ldq) { return tiledqr_sorgqr(m, k, f, q, ldq); }
+
 TEST(CapiGpu, HostArrayMatchesCpu) {
   auto engine = make_engine(40);
   const int64_t m = 200, n = 90;
@@ -136,6 +153,75 @@ TEST(CapiGpu, HostArrayMatchesCpu) {
   std::vector<double> q(size_t(m * n));
   EXPECT_EQ(tiledqr_dorgqr(m, n, f, q.data(), m), TILEDQR_SUCCESS) << tiledqr_last_error();
   tiledqr_factors_free(f);
+}
+
+// Pass rule for a batch on the GPU (one task graph): each matrix's R, from
+// the device and the host stacks (gaps between the matrices, ragged
+// 45 × 30, 1 × 7 and 300 × 20 binary), agrees with the CPU's tiledqr_?geqrf
+// up to the signs of its rows to 100·n·ε·max|R|; the gaps keep their
+// values; the host handles give Q with ‖I − QᵀQ‖ ≤ 100·n·ε.
+template <typename T>
+void check_batch(int64_t m, int64_t n, uint64_t salt) {
+  SCOPED_TRACE(std::to_string(m) + "x" + std::to_string(n) + (sizeof(T) == 4 ? " float" : " double"));
+  auto engine = make_engine(salt);
+  const int64_t batch = 7, lda = m + 1, stride = lda * n + 3;
+  const DenseMatrix<T> stack = random_matrix<T>(batch * stride, 1, engine);
+  const T eps = std::numeric_limits<T>::epsilon();
+  const auto compare = [&](const std::vector<T>& got) {
+    for (int64_t i = 0; i < batch; ++i) {
+      std::vector<T> cpu(stack.data.begin() + i * stride, stack.data.begin() + i * stride + lda * n);
+      ASSERT_EQ(cpu_geqrf(m, n, cpu.data(), lda), TILEDQR_SUCCESS) << tiledqr_last_error();
+      double largest = 0;
+      for (int64_t j = 0; j < std::min(m, n); ++j) largest = std::max(largest, std::abs(double(cpu[size_t(j + j * lda)])));
+      for (int64_t j = 0; j < n; ++j)
+        for (int64_t r = 0; r < lda; ++r) {
+          const double g = got[size_t(i * stride + r + j * lda)];
+          if (r >= m) ASSERT_EQ(g, stack.data[size_t(i * stride + r + j * lda)]) << "beyond m";
+          else if (r > j) ASSERT_EQ(g, 0.0) << "below the diagonal";
+          else ASSERT_NEAR(std::abs(g), std::abs(double(cpu[size_t(r + j * lda)])), 100.0 * double(n) * double(eps) * largest)
+              << "matrix " << i << " R(" << r << "," << j << ")";
+        }
+      for (int64_t g = lda * n; g < stride; ++g)
+        ASSERT_EQ(got[size_t(i * stride + g)], stack.data[size_t(i * stride + g)]) << "the gap after matrix " << i;
+    }
+  };
+  std::vector<T> host = stack.data;
+  std::vector<tiledqr_factors*> handles(batch, nullptr);
+  ASSERT_EQ(gpu_geqrf_batch_host(batch, m, n, host.data(), lda, stride, handles.data()), TILEDQR_SUCCESS)
+      << tiledqr_last_error();
+  compare(host);
+  const int64_t k = std::min(m, n);
+  std::vector<T> q(size_t(m * k));
+  for (tiledqr_factors* f : handles) {
+    ASSERT_EQ(cpu_orgqr(m, k, f, q.data(), m), TILEDQR_SUCCESS) << tiledqr_last_error();
+    double off = 0;
+    for (int64_t a = 0; a < k; ++a)
+      for (int64_t b = 0; b < k; ++b) {
+        double dot = 0;
+        for (int64_t r = 0; r < m; ++r) dot += double(q[size_t(r + a * m)]) * double(q[size_t(r + b * m)]);
+        off += std::pow(dot - (a == b ? 1.0 : 0.0), 2);
+      }
+    EXPECT_LE(std::sqrt(off), 100.0 * double(k) * double(eps));
+    tiledqr_factors_free(f);
+  }
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  T* d = nullptr;
+  ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&d), stack.data.size() * sizeof(T)), cudaSuccess);
+  ASSERT_EQ(cudaMemcpy(d, stack.data.data(), stack.data.size() * sizeof(T), cudaMemcpyHostToDevice), cudaSuccess);
+  ASSERT_EQ(gpu_geqrf_batch(batch, m, n, d, lda, stride, stream), TILEDQR_SUCCESS) << tiledqr_last_error();
+  std::vector<T> device(stack.data.size());
+  ASSERT_EQ(cudaMemcpy(device.data(), d, device.size() * sizeof(T), cudaMemcpyDeviceToHost), cudaSuccess);
+  compare(device);
+  cudaFree(d);
+  cudaStreamDestroy(stream);
+}
+
+TEST(CapiGpu, BatchMatchesCpu) {
+  check_batch<double>(45, 30, 300);
+  check_batch<double>(1, 7, 301);
+  check_batch<double>(300, 20, 302);
+  check_batch<float>(45, 30, 303);
 }
 
 // Pass rule for least squares on the GPU, device and host arrays: X agrees

@@ -102,6 +102,33 @@ TEST(CapiGpuArguments, Handles) {
   tiledqr_gpu_factors_free(nullptr);  // allowed, does nothing
 }
 
+TEST(CapiGpuArguments, Batches) {
+  std::vector<double> storage(256, 1.0);  // stands for device memory: never read
+  double* d_a = storage.data();
+  const tiledqr_options tile64 = with_tile(64), tsqr = with_tree(TILEDQR_TREE_TSQR), tree9 = with_tree(9);
+  expect_invalid(tiledqr_gpu_dgeqrf_batch(-1, 4, 4, d_a, 4, 16, nullptr, nullptr), "batch must be >= 0");
+  expect_invalid(tiledqr_gpu_dgeqrf_batch(3, 4, 4, d_a, 3, 16, nullptr, nullptr), "ldda (3) must be >= max(1, m)");
+  expect_invalid(tiledqr_gpu_dgeqrf_batch(3, 4, 4, d_a, 4, 15, nullptr, nullptr), "stride_a (15) must be >= ldda * n");
+  expect_invalid(tiledqr_gpu_dgeqrf_batch(3, 4, 4, nullptr, 4, 16, nullptr, nullptr), "dA is NULL");
+  expect_invalid(tiledqr_gpu_dgeqrf_batch(3, -4, 4, d_a, 4, 16, nullptr, nullptr), "m and n must be >= 0");
+  expect_invalid(tiledqr_gpu_dgeqrf_batch(3, 4, 4, d_a, 4, 16, &tile64, nullptr), "tiles of 32");
+  expect_invalid(tiledqr_gpu_dgeqrf_batch(3, 4, 4, d_a, 4, 16, &tsqr, nullptr), "runs on the CPU only");
+  expect_invalid(tiledqr_gpu_dgeqrf_batch(3, 4, 4, d_a, 4, 16, &tree9, nullptr), "options.tree");
+  std::vector<float> single(64, 1.0f);
+  expect_invalid(tiledqr_gpu_sgeqrf_batch(2, 4, 4, single.data(), 4, 8, nullptr, nullptr), "stride_a");
+  // Host stacks: the same checks, and entries that are not finite.
+  std::vector<double> host(48, 0.5);
+  host[16 + 5] = std::nan("");
+  tiledqr_factors* handles[3] = {reinterpret_cast<tiledqr_factors*>(&host), nullptr, nullptr};
+  expect_invalid(tiledqr_gpu_dgeqrf_batch_host(3, 4, 4, host.data(), 4, 16, handles, nullptr), "A[1](2,2) is not finite");
+  EXPECT_EQ(handles[0], nullptr) << "a failed call leaves the handles NULL";
+  expect_invalid(tiledqr_gpu_dgeqrf_batch_host(3, 4, 4, host.data(), 4, 12, handles, nullptr), "stride_a (12)");
+  expect_invalid(tiledqr_gpu_dgeqrf_batch_host(3, 4, 4, host.data(), 4, 16, handles, &tile64), "tiles of 32");
+  // Nothing to factor: no device needed.
+  EXPECT_EQ(tiledqr_gpu_dgeqrf_batch(0, 4, 4, nullptr, 4, 16, nullptr, nullptr), TILEDQR_SUCCESS) << tiledqr_last_error();
+  EXPECT_EQ(tiledqr_gpu_dgeqrf_batch(5, 0, 4, nullptr, 1, 0, nullptr, nullptr), TILEDQR_SUCCESS) << tiledqr_last_error();
+}
+
 // Good arguments on a machine without a GPU: TILEDQR_ERR_NO_GPU, the
 // status the argument checks above must not be confused with.
 TEST(CapiGpuArguments, GoodArgumentsWithoutGpu) {

@@ -48,6 +48,29 @@ int tiledqr_gpu_dgeqrf(int64_t m, int64_t n, double* dA, int64_t ldda, tiledqr_g
 int tiledqr_gpu_sgeqrf(int64_t m, int64_t n, float* dA, int64_t ldda, tiledqr_gpu_factors** factors,
                        const tiledqr_options* opts, cudaStream_t stream);
 
+/* A batch of matrices in device memory, A_i (m, n) column-major at dA +
+ * i*stride_a (ldda >= max(1, m), stride_a >= ldda*n), i = 0 … batch-1,
+ * factored together: their tiles side by side in one task graph, run by
+ * one launch of the GPU scheduler (tiles of 32: options.tile 0 or 32;
+ * options.tree for every matrix, AUTO: binary for m >= 4n, flat
+ * otherwise). On success each A_i holds its R on and above the diagonal
+ * and zeros below. batch = 0, m = 0 or n = 0: nothing to do. Enqueued on
+ * `stream`; returns when it is done there. */
+int tiledqr_gpu_dgeqrf_batch(int64_t batch, int64_t m, int64_t n, double* dA, int64_t ldda, int64_t stride_a,
+                             const tiledqr_options* opts, cudaStream_t stream);
+int tiledqr_gpu_sgeqrf_batch(int64_t batch, int64_t m, int64_t n, float* dA, int64_t ldda, int64_t stride_a,
+                             const tiledqr_options* opts, cudaStream_t stream);
+
+/* The same for a host stack (as tiledqr_?geqrf_batch of tiledqr.h): each
+ * A_i <- R_i; factors: NULL or an array of batch host handles to fill,
+ * each matrix's reflectors downloaded (for tiledqr_?ormqr, ?orgqr and
+ * ?orgqr_batch). Every matrix is checked (finite entries) before any is
+ * sent; on failure no handle is returned and A is unchanged. */
+int tiledqr_gpu_dgeqrf_batch_host(int64_t batch, int64_t m, int64_t n, double* A, int64_t lda, int64_t stride_a,
+                                  tiledqr_factors** factors, const tiledqr_options* opts);
+int tiledqr_gpu_sgeqrf_batch_host(int64_t batch, int64_t m, int64_t n, float* A, int64_t lda, int64_t stride_a,
+                                  tiledqr_factors** factors, const tiledqr_options* opts);
+
 /* A host handle with the same reflectors, for tiledqr_?ormqr / ?orgqr
  * (copies device to host, so it waits for the device). */
 int tiledqr_gpu_factors_download(const tiledqr_gpu_factors* factors, tiledqr_factors** host);

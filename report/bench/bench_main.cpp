@@ -128,7 +128,7 @@ void normalize(BenchCase& c) {
   if (!fr2_stage(c.stage) && c.stage != "lapack") c.threads = 1;
   if (!tiled_cpu) c.backend = "-";
   if (!tiled_cpu && c.stage != "fr4") c.inner_block = 0;  // the GPU task graph's block tiles take one
-  if (c.stage == "lapack" || c.stage == "cusolver") {
+  if (c.stage == "lapack" || c.stage == "cusolver" || c.stage == "cublas") {
     c.tree = "-";
     c.tile = 0;
   }

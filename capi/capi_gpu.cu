@@ -16,6 +16,19 @@
 #include "gpu/layout_kernels.cuh"
 #include "tiledqr/tiledqr_gpu.h"
 
+// One plan: a single factorisation or a batch, in one precision.
+template <typename T>
+struct PlanOf {
+  int64_t batch = 1, m = 0, n = 0;
+  std::unique_ptr<tiledqr::gpu::Fr4Factorization<T>> one;  // batch = 1
+  std::unique_ptr<tiledqr::gpu::Fr4Batch<T>> many;         // batch > 1
+};
+struct tiledqr_gpu_plan {
+  // Exactly one is set: the plan remembers its precision.
+  std::unique_ptr<PlanOf<double>> d;
+  std::unique_ptr<PlanOf<float>> s;
+};
+
 struct tiledqr_gpu_factors {
   // Exactly one is set: the handle remembers its precision.
   std::unique_ptr<tiledqr::gpu::Fr4Factorization<double>> d;
@@ -52,20 +65,35 @@ Options gpu_options(const tiledqr_options* in, int64_t m, int64_t n, bool single
 void set(tiledqr_gpu_factors& h, std::unique_ptr<gpu::Fr4Factorization<double>> qr) { h.d = std::move(qr); }
 void set(tiledqr_gpu_factors& h, std::unique_ptr<gpu::Fr4Factorization<float>> qr) { h.s = std::move(qr); }
 
+// A_i ← R_i for the stack at d_a with a plan already made (its arguments
+// checked against the plan), on `stream`, waited for there.
+template <typename T>
+void run_plan(PlanOf<T>& plan, T* d_a, int64_t ldda, int64_t stride, cudaStream_t stream) {
+  if (plan.one) {
+    plan.one->launch_factor(d_a, ldda, stream);
+    plan.one->finish_factor();
+    gpu::extract_r_kernel<T><<<gpu::grid_for(plan.m * plan.n), 256, 0, stream>>>(
+        plan.one->device_tiles(), plan.one->tile_rows(), plan.one->tile_size(), plan.m, plan.n, d_a, ldda);
+    gpu::check_launch("writing R");
+  } else {
+    plan.many->launch_factor_strided(d_a, ldda, stride, stream);
+    plan.many->finish_factor();
+    plan.many->write_r_strided(d_a, ldda, stride, stream);
+  }
+  gpu::check(cudaStreamSynchronize(stream), "writing R");
+}
+
 // Factors dA (m, n), ldda, on `stream` and leaves R in it, zeros below the
 // diagonal down to row m; throws on any failure. The arguments are checked.
 template <typename T>
 std::unique_ptr<gpu::Fr4Factorization<T>> factor_on_device(int64_t m, int64_t n, T* d_a, int64_t ldda,
                                                    const Options& options, cudaStream_t stream) {
-  auto qr = std::make_unique<gpu::Fr4Factorization<T>>(m, n, options);
-  qr->launch_factor(d_a, ldda, stream);
-  qr->finish_factor();
-  gpu::extract_r_kernel<T><<<gpu::grid_for(m * n), 256, 0, stream>>>(qr->device_tiles(), qr->tile_rows(),
-                                                                       qr->tile_size(), m, n,
-                                                                       d_a, ldda);
-  gpu::check_launch("writing R");
-  gpu::check(cudaStreamSynchronize(stream), "writing R");
-  return qr;
+  PlanOf<T> plan;  // a plan of one run (tiledqr_gpu_?geqrf_plan's)
+  plan.m = m;
+  plan.n = n;
+  plan.one = std::make_unique<gpu::Fr4Factorization<T>>(m, n, options);
+  run_plan(plan, d_a, ldda, ldda * n, stream);
+  return std::move(plan.one);
 }
 
 template <typename T>
@@ -198,11 +226,12 @@ int gpu_geqrf_batch(int64_t batch, int64_t m, int64_t n, T* d_a, int64_t ldda, i
     const Tree tree = batch_tree(opts, m, n);
     if (batch == 0 || m == 0 || n == 0) return int(TILEDQR_SUCCESS);
     if (const int status = device_status(); status != TILEDQR_SUCCESS) return status;
-    gpu::Fr4Batch<T> plan = plan_batch<T>(batch, m, n, tree);
-    plan.launch_factor_strided(d_a, ldda, stride, stream);
-    plan.finish_factor();
-    plan.write_r_strided(d_a, ldda, stride, stream);
-    gpu::check(cudaStreamSynchronize(stream), "writing R");
+    PlanOf<T> plan;  // a plan of one run (tiledqr_gpu_?geqrf_plan's)
+    plan.batch = batch;
+    plan.m = m;
+    plan.n = n;
+    plan.many = std::make_unique<gpu::Fr4Batch<T>>(plan_batch<T>(batch, m, n, tree));
+    run_plan(plan, d_a, ldda, batch > 1 ? stride : ldda * n, stream);
     return int(TILEDQR_SUCCESS);
   });
 }
@@ -263,6 +292,57 @@ int gpu_geqrf_batch_host(int64_t batch, int64_t m, int64_t n, T* a, int64_t lda,
                  "copying R to the host");
     if (out)
       for (int64_t i = 0; i < batch; ++i) out[i] = make_factors(std::move(host[size_t(i)]));
+    return int(TILEDQR_SUCCESS);
+  });
+}
+
+template <typename T>
+std::unique_ptr<PlanOf<T>>& plan_slot(tiledqr_gpu_plan& p);
+template <>
+std::unique_ptr<PlanOf<double>>& plan_slot<double>(tiledqr_gpu_plan& p) { return p.d; }
+template <>
+std::unique_ptr<PlanOf<float>>& plan_slot<float>(tiledqr_gpu_plan& p) { return p.s; }
+
+template <typename T>
+int make_plan(tiledqr_gpu_plan** out, int64_t batch, int64_t m, int64_t n, const tiledqr_options* opts) {
+  if (out) *out = nullptr;
+  return guarded([&] {
+    if (!out) throw InputError("plan is NULL");
+    if (batch < 1) throw InputError("batch must be >= 1, got " + std::to_string(batch));
+    if (m < 1 || n < 1)
+      throw InputError("the matrix must be at least 1x1, got " + std::to_string(m) + "x" + std::to_string(n));
+    auto plan = std::make_unique<PlanOf<T>>();
+    plan->batch = batch;
+    plan->m = m;
+    plan->n = n;
+    // The options first: a bad one gives TILEDQR_ERR_INVALID_ARGUMENT
+    // before any CUDA call, with or without a GPU.
+    if (batch == 1) {
+      const Options options = gpu_options(opts, m, n, sizeof(T) == sizeof(float));
+      if (const int status = device_status(); status != TILEDQR_SUCCESS) return status;
+      plan->one = std::make_unique<gpu::Fr4Factorization<T>>(m, n, options);
+    } else {
+      const Tree tree = batch_tree(opts, m, n);
+      if (const int status = device_status(); status != TILEDQR_SUCCESS) return status;
+      plan->many = std::make_unique<gpu::Fr4Batch<T>>(plan_batch<T>(batch, m, n, tree));
+    }
+    auto handle = std::make_unique<tiledqr_gpu_plan>();
+    plan_slot<T>(*handle) = std::move(plan);
+    *out = handle.release();
+    return int(TILEDQR_SUCCESS);
+  });
+}
+
+template <typename T>
+int execute_plan(tiledqr_gpu_plan* handle, T* d_a, int64_t ldda, int64_t stride, cudaStream_t stream) {
+  return guarded([&] {
+    if (!handle) throw InputError("plan is NULL");
+    PlanOf<T>* plan = plan_slot<T>(*handle).get();
+    if (!plan)
+      throw InputError(std::string("the plan was made for ") + (sizeof(T) == sizeof(double) ? "float" : "double") +
+                       " matrices (tiledqr_gpu_" + (sizeof(T) == sizeof(double) ? "s" : "d") + "geqrf_plan)");
+    check_batch(plan->batch, plan->m, plan->n, d_a, ldda, plan->batch > 1 ? stride : ldda * plan->n, "dA");
+    run_plan(*plan, d_a, ldda, plan->batch > 1 ? stride : ldda * plan->n, stream);
     return int(TILEDQR_SUCCESS);
   });
 }
@@ -342,6 +422,24 @@ int tiledqr_gpu_sgeqrf_batch_host(int64_t batch, int64_t m, int64_t n, float* A,
                                   tiledqr_factors** factors, const tiledqr_options* opts) {
   return gpu_geqrf_batch_host(batch, m, n, A, lda, stride_a, factors, opts);
 }
+
+int tiledqr_gpu_dgeqrf_plan(tiledqr_gpu_plan** plan, int64_t batch, int64_t m, int64_t n,
+                            const tiledqr_options* opts) {
+  return make_plan<double>(plan, batch, m, n, opts);
+}
+int tiledqr_gpu_sgeqrf_plan(tiledqr_gpu_plan** plan, int64_t batch, int64_t m, int64_t n,
+                            const tiledqr_options* opts) {
+  return make_plan<float>(plan, batch, m, n, opts);
+}
+int tiledqr_gpu_dgeqrf_execute(tiledqr_gpu_plan* plan, double* dA, int64_t ldda, int64_t stride_a,
+                               cudaStream_t stream) {
+  return execute_plan(plan, dA, ldda, stride_a, stream);
+}
+int tiledqr_gpu_sgeqrf_execute(tiledqr_gpu_plan* plan, float* dA, int64_t ldda, int64_t stride_a,
+                               cudaStream_t stream) {
+  return execute_plan(plan, dA, ldda, stride_a, stream);
+}
+void tiledqr_gpu_plan_destroy(tiledqr_gpu_plan* plan) { delete plan; }
 
 void tiledqr_gpu_factors_free(tiledqr_gpu_factors* factors) { delete factors; }
 

@@ -224,6 +224,56 @@ TEST(CapiGpu, BatchMatchesCpu) {
   check_batch<float>(45, 30, 303);
 }
 
+// Pass rule for plans: a plan of one matrix (tile chosen) and one of a
+// batch, each run on three different inputs and two streams (one the
+// caller's non-blocking stream), give the same R, bit for bit, as the
+// one-shot tiledqr_gpu_?geqrf / ?geqrf_batch on the same input; running a
+// plan with a stack that does not fit it, or with the other precision's
+// function, is refused (TILEDQR_ERR_INVALID_ARGUMENT) and changes nothing.
+TEST(CapiGpu, PlansMatchOneShotCalls) {
+  auto engine = make_engine(400);
+  cudaStream_t stream = nullptr;
+  ASSERT_EQ(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking), cudaSuccess);
+  for (const int64_t batch : {int64_t(1), int64_t(6)}) {
+    SCOPED_TRACE("batch " + std::to_string(batch));
+    const int64_t m = 150, n = 70, lda = m + 2, stride = lda * n;
+    tiledqr_gpu_plan* plan = nullptr;
+    ASSERT_EQ(tiledqr_gpu_dgeqrf_plan(&plan, batch, m, n, nullptr), TILEDQR_SUCCESS) << tiledqr_last_error();
+    double* d = nullptr;
+    const size_t count = size_t(batch * stride);
+    ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&d), count * sizeof(double)), cudaSuccess);
+    for (int run = 0; run < 3; ++run) {
+      const DenseMatrix<double> a = random_matrix<double>(int64_t(count), 1, engine);
+      ASSERT_EQ(cudaMemcpy(d, a.data.data(), count * sizeof(double), cudaMemcpyHostToDevice), cudaSuccess);
+      ASSERT_EQ(tiledqr_gpu_dgeqrf_execute(plan, d, lda, stride, run == 1 ? stream : nullptr), TILEDQR_SUCCESS)
+          << tiledqr_last_error();
+      std::vector<double> planned(count), one_shot(count);
+      ASSERT_EQ(cudaMemcpy(planned.data(), d, count * sizeof(double), cudaMemcpyDeviceToHost), cudaSuccess);
+      ASSERT_EQ(cudaMemcpy(d, a.data.data(), count * sizeof(double), cudaMemcpyHostToDevice), cudaSuccess);
+      const int status = batch == 1 ? tiledqr_gpu_dgeqrf(m, n, d, lda, nullptr, nullptr, nullptr)
+                                    : tiledqr_gpu_dgeqrf_batch(batch, m, n, d, lda, stride, nullptr, nullptr);
+      ASSERT_EQ(status, TILEDQR_SUCCESS) << tiledqr_last_error();
+      ASSERT_EQ(cudaMemcpy(one_shot.data(), d, count * sizeof(double), cudaMemcpyDeviceToHost), cudaSuccess);
+      EXPECT_EQ(planned, one_shot) << "run " << run;
+    }
+    std::vector<double> before(count), after(count);
+    ASSERT_EQ(cudaMemcpy(before.data(), d, count * sizeof(double), cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(tiledqr_gpu_dgeqrf_execute(plan, d, m - 1, stride, nullptr), TILEDQR_ERR_INVALID_ARGUMENT);
+    EXPECT_EQ(tiledqr_gpu_dgeqrf_execute(plan, nullptr, lda, stride, nullptr), TILEDQR_ERR_INVALID_ARGUMENT);
+    if (batch > 1) {
+      EXPECT_EQ(tiledqr_gpu_dgeqrf_execute(plan, d, lda, stride - 1, nullptr), TILEDQR_ERR_INVALID_ARGUMENT);
+    }
+    EXPECT_EQ(tiledqr_gpu_sgeqrf_execute(plan, reinterpret_cast<float*>(d), lda, stride, nullptr),
+              TILEDQR_ERR_INVALID_ARGUMENT);
+    EXPECT_NE(std::string(tiledqr_last_error()).find("made for double"), std::string::npos) << tiledqr_last_error();
+    ASSERT_EQ(cudaMemcpy(after.data(), d, count * sizeof(double), cudaMemcpyDeviceToHost), cudaSuccess);
+    EXPECT_EQ(before, after) << "a refused run changes nothing";
+    tiledqr_gpu_plan_destroy(plan);
+    cudaFree(d);
+  }
+  cudaStreamDestroy(stream);
+}
+
 // Pass rule for least squares on the GPU, device and host arrays: X agrees
 // with the CPU's tiledqr_?gels, ‖X − X_cpu‖_F ≤ 100·n·ε·‖X_cpu‖_F (random A,
 // well conditioned); R (in A) agrees with the CPU's up to the signs of its

@@ -129,6 +129,22 @@ TEST(CapiGpuArguments, Batches) {
   EXPECT_EQ(tiledqr_gpu_dgeqrf_batch(5, 0, 4, nullptr, 1, 0, nullptr, nullptr), TILEDQR_SUCCESS) << tiledqr_last_error();
 }
 
+TEST(CapiGpuArguments, Plans) {
+  tiledqr_gpu_plan* plan = reinterpret_cast<tiledqr_gpu_plan*>(&plan);  // must be reset to NULL
+  const tiledqr_options tile48 = with_tile(48), tile64 = with_tile(64);
+  expect_invalid(tiledqr_gpu_dgeqrf_plan(&plan, 0, 4, 4, nullptr), "batch must be >= 1");
+  EXPECT_EQ(plan, nullptr) << "a failed call leaves *plan NULL";
+  expect_invalid(tiledqr_gpu_dgeqrf_plan(&plan, 1, 0, 4, nullptr), "at least 1x1");
+  expect_invalid(tiledqr_gpu_dgeqrf_plan(&plan, 1, 4, 4, &tile48), "tiles of 32, 64, 128 or 256");
+  expect_invalid(tiledqr_gpu_sgeqrf_plan(&plan, 3, 4, 4, &tile64), "tiles of 32");
+  expect_invalid(tiledqr_gpu_dgeqrf_plan(nullptr, 1, 4, 4, nullptr), "plan is NULL");
+  std::vector<double> storage(64, 1.0);
+  expect_invalid(tiledqr_gpu_dgeqrf_execute(nullptr, storage.data(), 4, 16, nullptr), "plan is NULL");
+  std::vector<float> single(64, 1.0f);
+  expect_invalid(tiledqr_gpu_sgeqrf_execute(nullptr, single.data(), 4, 16, nullptr), "plan is NULL");
+  tiledqr_gpu_plan_destroy(nullptr);  // allowed, does nothing
+}
+
 // Good arguments on a machine without a GPU: TILEDQR_ERR_NO_GPU, the
 // status the argument checks above must not be confused with.
 TEST(CapiGpuArguments, GoodArgumentsWithoutGpu) {
@@ -140,6 +156,11 @@ TEST(CapiGpuArguments, GoodArgumentsWithoutGpu) {
   EXPECT_EQ(host, nullptr);
   EXPECT_EQ(a[0], std::sin(1.0)) << "A unchanged";
   EXPECT_EQ(tiledqr_gpu_dgeqrf(4, 4, a.data(), 4, nullptr, nullptr, nullptr), TILEDQR_ERR_NO_GPU);
+  tiledqr_gpu_plan* plan = nullptr;
+  EXPECT_EQ(tiledqr_gpu_dgeqrf_plan(&plan, 5, 4, 4, nullptr), TILEDQR_ERR_NO_GPU);
+  EXPECT_EQ(plan, nullptr);
+  std::vector<double> stack(32, 0.5);
+  EXPECT_EQ(tiledqr_gpu_dgeqrf_batch(2, 4, 4, stack.data(), 4, 16, nullptr, nullptr), TILEDQR_ERR_NO_GPU);
 }
 
 }  // namespace

@@ -71,6 +71,33 @@ int tiledqr_gpu_dgeqrf_batch_host(int64_t batch, int64_t m, int64_t n, double* A
 int tiledqr_gpu_sgeqrf_batch_host(int64_t batch, int64_t m, int64_t n, float* A, int64_t lda, int64_t stride_a,
                                   tiledqr_factors** factors, const tiledqr_options* opts);
 
+/* A plan: the device memory and the task graph of a factorisation made
+ * once and run any number of times (as cuFFT's plans), for `batch` matrices
+ * (m, n) at a time: batch = 1 one matrix at the options' tile (0: chosen
+ * for the shape), as tiledqr_gpu_?geqrf; batch > 1 a stack as one task
+ * graph, as tiledqr_gpu_?geqrf_batch. m, n >= 1. The plan keeps the
+ * precision of the function that made it. */
+typedef struct tiledqr_gpu_plan tiledqr_gpu_plan;
+int tiledqr_gpu_dgeqrf_plan(tiledqr_gpu_plan** plan, int64_t batch, int64_t m, int64_t n,
+                            const tiledqr_options* opts);
+int tiledqr_gpu_sgeqrf_plan(tiledqr_gpu_plan** plan, int64_t batch, int64_t m, int64_t n,
+                            const tiledqr_options* opts);
+
+/* Runs the plan on the stack at dA (A_i at dA + i*stride_a, ldda >=
+ * max(1, m), stride_a >= ldda*n when batch > 1, unused otherwise): each
+ * A_i <- its R, zeros below the diagonal, on `stream`, returning when it is
+ * done there. Nothing is allocated and no graph is built; another matrix,
+ * another stream or another ldda each call. TILEDQR_ERR_INVALID_ARGUMENT
+ * for a NULL plan, a plan of the other precision or a stack that does not
+ * fit it. */
+int tiledqr_gpu_dgeqrf_execute(tiledqr_gpu_plan* plan, double* dA, int64_t ldda, int64_t stride_a,
+                               cudaStream_t stream);
+int tiledqr_gpu_sgeqrf_execute(tiledqr_gpu_plan* plan, float* dA, int64_t ldda, int64_t stride_a,
+                               cudaStream_t stream);
+
+/* Frees the plan's device memory (NULL: nothing). */
+void tiledqr_gpu_plan_destroy(tiledqr_gpu_plan* plan);
+
 /* A host handle with the same reflectors, for tiledqr_?ormqr / ?orgqr
  * (copies device to host, so it waits for the device). */
 int tiledqr_gpu_factors_download(const tiledqr_gpu_factors* factors, tiledqr_factors** host);

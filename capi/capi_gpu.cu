@@ -236,6 +236,36 @@ int gpu_geqrf_batch(int64_t batch, int64_t m, int64_t n, T* d_a, int64_t ldda, i
   });
 }
 
+template <typename T>
+int gpu_geqrf_vbatch(int64_t batch, const int64_t* m, const int64_t* n, T* const* d_a, const int64_t* ldda,
+                     const tiledqr_options* opts, cudaStream_t stream) {
+  return guarded([&] {
+    // The arguments before any CUDA call.
+    if (batch < 0) throw InputError("batch must be >= 0, got " + std::to_string(batch));
+    if (batch > 0 && (!m || !n || !d_a || !ldda)) throw InputError("m, n, dA and ldda must not be NULL");
+    std::vector<gpu::Fr4BatchMatrix> shapes;
+    bool work = false;
+    for (int64_t i = 0; i < batch; ++i) {
+      check_matrix(m[i], n[i], d_a[i], ldda[i], "dA[" + std::to_string(i) + "]");
+      shapes.push_back({m[i], n[i], batch_tree(opts, m[i], n[i])});
+      work = work || (m[i] > 0 && n[i] > 0);
+    }
+    if (!work) {
+      batch_tree(opts, 1, 1);  // the options' values, checked even when nothing is factored
+      return int(TILEDQR_SUCCESS);
+    }
+    if (const int status = device_status(); status != TILEDQR_SUCCESS) return status;
+    Options options;
+    options.tile = 32;
+    gpu::Fr4Batch<T> plan(shapes, options);
+    plan.launch_factor(d_a, ldda, stream);
+    plan.finish_factor();
+    plan.write_r(d_a, ldda, stream);
+    gpu::check(cudaStreamSynchronize(stream), "writing R");
+    return int(TILEDQR_SUCCESS);
+  });
+}
+
 // tiledqr_?geqrf_batch of tiledqr.h (the CPU's), by precision.
 inline int cpu_geqrf_batch(int64_t batch, int64_t m, int64_t n, double* a, int64_t lda, int64_t stride,
                            tiledqr_factors** out, const tiledqr_options* opts) {
@@ -412,6 +442,15 @@ int tiledqr_gpu_dgeqrf_batch(int64_t batch, int64_t m, int64_t n, double* dA, in
 int tiledqr_gpu_sgeqrf_batch(int64_t batch, int64_t m, int64_t n, float* dA, int64_t ldda, int64_t stride_a,
                              const tiledqr_options* opts, cudaStream_t stream) {
   return gpu_geqrf_batch(batch, m, n, dA, ldda, stride_a, opts, stream);
+}
+
+int tiledqr_gpu_dgeqrf_vbatch(int64_t batch, const int64_t* m, const int64_t* n, double* const* dA,
+                              const int64_t* ldda, const tiledqr_options* opts, cudaStream_t stream) {
+  return gpu_geqrf_vbatch(batch, m, n, dA, ldda, opts, stream);
+}
+int tiledqr_gpu_sgeqrf_vbatch(int64_t batch, const int64_t* m, const int64_t* n, float* const* dA,
+                              const int64_t* ldda, const tiledqr_options* opts, cudaStream_t stream) {
+  return gpu_geqrf_vbatch(batch, m, n, dA, ldda, opts, stream);
 }
 
 int tiledqr_gpu_dgeqrf_batch_host(int64_t batch, int64_t m, int64_t n, double* A, int64_t lda, int64_t stride_a,

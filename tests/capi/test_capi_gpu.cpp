@@ -224,6 +224,51 @@ TEST(CapiGpu, BatchMatchesCpu) {
   check_batch<float>(45, 30, 303);
 }
 
+// Pass rule for a batch of different shapes (ragged, tall, one row, an
+// empty one): each R agrees with the CPU's tiledqr_dgeqrf up to the signs
+// of its rows to 100·n·ε·max|R|, zeros below the diagonal, rows beyond m
+// unchanged.
+TEST(CapiGpu, VariableBatchMatchesCpu) {
+  auto engine = make_engine(500);
+  const std::vector<int64_t> m = {40, 1, 300, 0, 64, 100}, n = {30, 7, 20, 5, 64, 130};
+  std::vector<int64_t> ld;
+  std::vector<DenseMatrix<double>> inputs;
+  std::vector<double*> device;
+  for (size_t i = 0; i < m.size(); ++i) {
+    ld.push_back(std::max<int64_t>(1, m[i]) + 1);
+    inputs.push_back(random_matrix<double>(ld.back(), n[i], engine));
+    double* d = nullptr;
+    ASSERT_EQ(cudaMalloc(reinterpret_cast<void**>(&d), std::max<size_t>(1, inputs.back().data.size()) * sizeof(double)),
+              cudaSuccess);
+    ASSERT_EQ(cudaMemcpy(d, inputs.back().data.data(), inputs.back().data.size() * sizeof(double), cudaMemcpyHostToDevice),
+              cudaSuccess);
+    device.push_back(d);
+  }
+  ASSERT_EQ(tiledqr_gpu_dgeqrf_vbatch(int64_t(m.size()), m.data(), n.data(), device.data(), ld.data(), nullptr, nullptr),
+            TILEDQR_SUCCESS)
+      << tiledqr_last_error();
+  const double eps = std::numeric_limits<double>::epsilon();
+  for (size_t i = 0; i < m.size(); ++i) {
+    SCOPED_TRACE("matrix " + std::to_string(i));
+    std::vector<double> got(inputs[i].data.size());
+    ASSERT_EQ(cudaMemcpy(got.data(), device[i], got.size() * sizeof(double), cudaMemcpyDeviceToHost), cudaSuccess);
+    cudaFree(device[i]);
+    if (m[i] == 0 || n[i] == 0) continue;
+    std::vector<double> cpu = inputs[i].data;
+    ASSERT_EQ(tiledqr_dgeqrf(m[i], n[i], cpu.data(), ld[i], nullptr, nullptr), TILEDQR_SUCCESS);
+    double largest = 0;
+    for (int64_t j = 0; j < std::min(m[i], n[i]); ++j) largest = std::max(largest, std::abs(cpu[size_t(j + j * ld[i])]));
+    for (int64_t j = 0; j < n[i]; ++j)
+      for (int64_t r = 0; r < ld[i]; ++r) {
+        const double g = got[size_t(r + j * ld[i])];
+        if (r >= m[i]) ASSERT_EQ(g, inputs[i](r, j)) << "beyond m";
+        else if (r > j) ASSERT_EQ(g, 0.0) << "below the diagonal";
+        else ASSERT_NEAR(std::abs(g), std::abs(cpu[size_t(r + j * ld[i])]), 100.0 * double(n[i]) * eps * largest)
+            << "R(" << r << "," << j << ")";
+      }
+  }
+}
+
 // Pass rule for plans: a plan of one matrix (tile chosen) and one of a
 // batch, each run on three different inputs and two streams (one the
 // caller's non-blocking stream), give the same R, bit for bit, as the

@@ -129,6 +129,24 @@ TEST(CapiGpuArguments, Batches) {
   EXPECT_EQ(tiledqr_gpu_dgeqrf_batch(5, 0, 4, nullptr, 1, 0, nullptr, nullptr), TILEDQR_SUCCESS) << tiledqr_last_error();
 }
 
+TEST(CapiGpuArguments, VariableBatches) {
+  std::vector<double> storage(256, 1.0);  // stands for device memory: never read
+  double* matrices[3] = {storage.data(), storage.data() + 64, storage.data() + 128};
+  const int64_t m[3] = {4, 8, 2}, n[3] = {4, 2, 5}, ld[3] = {4, 8, 2}, short_ld[3] = {4, 7, 2}, negative[3] = {4, -1, 2};
+  expect_invalid(tiledqr_gpu_dgeqrf_vbatch(-1, m, n, matrices, ld, nullptr, nullptr), "batch must be >= 0");
+  expect_invalid(tiledqr_gpu_dgeqrf_vbatch(3, m, nullptr, matrices, ld, nullptr, nullptr), "must not be NULL");
+  expect_invalid(tiledqr_gpu_dgeqrf_vbatch(3, m, n, matrices, short_ld, nullptr, nullptr), "ldda[1] (7)");
+  expect_invalid(tiledqr_gpu_dgeqrf_vbatch(3, negative, n, matrices, ld, nullptr, nullptr), "m and n must be >= 0");
+  double* with_null[3] = {storage.data(), nullptr, storage.data()};
+  expect_invalid(tiledqr_gpu_dgeqrf_vbatch(3, m, n, with_null, ld, nullptr, nullptr), "dA[1] is NULL");
+  const tiledqr_options tile64 = with_tile(64);
+  expect_invalid(tiledqr_gpu_dgeqrf_vbatch(3, m, n, matrices, ld, &tile64, nullptr), "tiles of 32");
+  const int64_t empty_m[2] = {0, 3}, empty_n[2] = {5, 0}, empty_ld[2] = {1, 3};
+  double* none[2] = {nullptr, nullptr};
+  EXPECT_EQ(tiledqr_gpu_dgeqrf_vbatch(2, empty_m, empty_n, none, empty_ld, nullptr, nullptr), TILEDQR_SUCCESS)
+      << tiledqr_last_error();
+}
+
 TEST(CapiGpuArguments, Plans) {
   tiledqr_gpu_plan* plan = reinterpret_cast<tiledqr_gpu_plan*>(&plan);  // must be reset to NULL
   const tiledqr_options tile48 = with_tile(48), tile64 = with_tile(64);

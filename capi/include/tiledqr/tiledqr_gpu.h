@@ -61,6 +61,17 @@ int tiledqr_gpu_dgeqrf_batch(int64_t batch, int64_t m, int64_t n, double* dA, in
 int tiledqr_gpu_sgeqrf_batch(int64_t batch, int64_t m, int64_t n, float* dA, int64_t ldda, int64_t stride_a,
                              const tiledqr_options* opts, cudaStream_t stream);
 
+/* A batch of matrices of different shapes in device memory: A_i (m[i],
+ * n[i]) column-major at dA[i] (device addresses in a host array), ldda[i]
+ * >= max(1, m[i]), m[i], n[i] >= 0, i = 0 … batch-1, factored together as
+ * one task graph (tiles of 32; options.tree for every matrix, AUTO:
+ * chosen for each shape). Each A_i <- its R, zeros below the diagonal, on
+ * `stream`; returns when it is done there. */
+int tiledqr_gpu_dgeqrf_vbatch(int64_t batch, const int64_t* m, const int64_t* n, double* const* dA,
+                              const int64_t* ldda, const tiledqr_options* opts, cudaStream_t stream);
+int tiledqr_gpu_sgeqrf_vbatch(int64_t batch, const int64_t* m, const int64_t* n, float* const* dA,
+                              const int64_t* ldda, const tiledqr_options* opts, cudaStream_t stream);
+
 /* The same for a host stack (as tiledqr_?geqrf_batch of tiledqr.h): each
  * A_i <- R_i; factors: NULL or an array of batch host handles to fill,
  * each matrix's reflectors downloaded (for tiledqr_?ormqr, ?orgqr and

@@ -7,6 +7,50 @@
 
 namespace tiledqr::gpu {
 
+namespace tsqrt_detail {
+
+// Steps j in [first, last) on the lane's column of A2 held in registers,
+// bottom[r] = A2(r, lane), of which rows 0 … N − 1 can be nonzero in these
+// steps (N = 16 for the first half of a triangle's steps).
+//   top        the R tile, (32, 33) in shared memory;
+//   published  32 elements, shared, 16-byte aligned: the column of the step.
+// The owner of step j keeps x unscaled and scales it at the end (v = x·scale,
+// the reference's product).
+template <int N, bool full, typename T>
+__device__ __forceinline__ void stacked_steps(int first, int last, T (&bottom)[warp_tile], T* top, T* published,
+                                              T* careful_tau, int lane, T& my_tau, T& my_scale) {
+  T* my_top = top + lane * staged_ld;
+#pragma unroll 1
+  for (int j = first; j < last; ++j) {
+    T own[N];
+#pragma unroll
+    for (int r = 0; r < N; ++r) own[r] = bottom[r];
+    if (lane == j) publish_column(published, own, 0);
+    __syncwarp();
+    const T own_top = my_top[j];  // R(j, lane)
+    T x[N], dot;
+    const int rows = full ? warp_tile : j + 1;
+    const WarpReflector<T> h =
+        published_reflector(lane, j, top + j * staged_ld + j, published, 0, rows, own, careful_tau, x, dot);
+    T head = own_top;
+    apply_step(h, lane > j, head, own, x, 0, dot);
+    if (lane == j) {
+      my_tau = h.tau;
+      my_scale = h.scale;
+    }
+    my_top[j] = lane == j ? h.beta : head;
+    if (h.careful && lane == j) {  // v's tail is x itself
+#pragma unroll
+      for (int r = 0; r < N; ++r) own[r] = x[r];
+    }
+#pragma unroll
+    for (int r = 0; r < N; ++r) bottom[r] = own[r];
+    __syncwarp();  // the published column is read by all
+  }
+}
+
+}  // namespace tsqrt_detail
+
 // [R; A2] = Q [R̂; 0], Q = H_0 ⋯ H_31, v_j = [e_j; V2(0..rows_j − 1, j)],
 // rows_j = kernels::lower_rows<lower>(j, 32): 32 under a square, j + 1
 // under a triangle (then V2 fills the upper triangle of a2 and its strict
@@ -18,49 +62,39 @@ namespace tiledqr::gpu {
 //   tau    (32), global: τ_j out;
 //   shared warp_shared_elements of T, shared memory, this warp's alone;
 //   lane   threadIdx.x % 32.
-// Both tiles are staged in shared memory, lane c owning column c. Step j:
-// every lane reads R(j, j) and A2(:, j); lanes c > j update R(j, c) and
-// A2(:, c) (the upper-triangular top is used, so a reflector touches one
-// row of R).
+// R is staged in shared memory (a reflector touches one row of it), lane c
+// holds column c of A2 in registers (zeros below the diagonal of a
+// triangle). Step j: lane j publishes A2(:, j) (reflector.cuh), every lane
+// forms the reflector from R(j, j) and it, lanes c > j update R(j, c) and
+// A2(:, c). Under a triangle the first sixteen steps touch rows 0 … 15 only.
 template <kernels::LowerTile lower, typename T>
 __device__ __forceinline__ void warp_stacked_qrt(T* a1, T* a2, T* tau, T* shared, int lane) {
   constexpr bool full = lower == kernels::LowerTile::square;
   constexpr TilePart a2_part = full ? TilePart::full : TilePart::upper;
   T* top = shared;                                // (32, 33)
-  T* bottom = shared + staged_elements;           // (32, 33)
+  T* stage = shared + staged_elements;            // (32, 33): A2 in and out; then the published column
   T* careful_tau = shared + 2 * staged_elements;  // τ from the careful path
   stage_tile(a1, top, staged_ld, lane, TilePart::full);
-  stage_tile(a2, bottom, staged_ld, lane, TilePart::full);
+  stage_tile(a2, stage, staged_ld, lane, a2_part);
   __syncwarp();
-  T* my_top = top + lane * staged_ld;
-  T* my_bottom = bottom + lane * staged_ld;
-  T my_tau = 0;
-#pragma unroll 1
-  for (int j = 0; j < warp_tile; ++j) {
-    T* diagonal = top + j * staged_ld + j;  // alpha = R(j, j)
-    T* column = bottom + j * staged_ld;     // x = A2(:, j), rows 0..j when A2 is a triangle
-    const int rows = full ? warp_tile : j + 1;
-    const T own_top = my_top[j];
-    T x[warp_tile], own[warp_tile], dot;
-    const WarpReflector<T> h = warp_reflector(lane, j, diagonal, column, 0, rows, my_bottom, careful_tau, x, own, dot);
-    if (lane == j) {
-      my_tau = h.tau;
-      my_top[j] = h.beta;
+  T bottom[warp_tile];  // bottom[r] = A2(r, lane)
 #pragma unroll
-      for (int r = 0; r < warp_tile; ++r)
-        if (full || r <= j) my_bottom[r] = x[r] * h.scale;
-    } else if (lane > j && h.tau != 0) {  // τ = 0: H_j = I
-      const T w = (own_top + tail_projection(x, own, dot, h.scale)) * h.tau;
-      const T w_scaled = w * h.scale;
-      my_top[j] = own_top - w;
-#pragma unroll
-      for (int r = 0; r < warp_tile; ++r)
-        if (full || r <= j) my_bottom[r] = own[r] - w_scaled * x[r];
-    }
-    __syncwarp();  // column j + 1 is complete
+  for (int r = 0; r < warp_tile; ++r) bottom[r] = stage[r + lane * staged_ld];
+  __syncwarp();
+  T my_tau = 0, my_scale = 1;
+  if constexpr (full) {
+    tsqrt_detail::stacked_steps<warp_tile, true>(0, warp_tile, bottom, top, stage, careful_tau, lane, my_tau,
+                                                 my_scale);
+  } else {
+    tsqrt_detail::stacked_steps<warp_tile / 2, false>(0, warp_tile / 2, bottom, top, stage, careful_tau, lane,
+                                                      my_tau, my_scale);
+    tsqrt_detail::stacked_steps<warp_tile, false>(warp_tile / 2, warp_tile, bottom, top, stage, careful_tau, lane,
+                                                  my_tau, my_scale);
   }
+#pragma unroll
+  for (int r = 0; r < warp_tile; ++r) bottom[r] *= my_scale;
   unstage_tile(a1, top, staged_ld, lane, TilePart::upper);
-  unstage_tile(a2, bottom, staged_ld, lane, a2_part);
+  store_tile_columns(a2, stage, lane, bottom, a2_part);
   tau[lane] = my_tau;
 }
 

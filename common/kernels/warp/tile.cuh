@@ -80,18 +80,65 @@ __device__ __forceinline__ void stage_tile(const T* tile, T* shared, int ld_shar
   }
 }
 
-// Σ x[r]·y[r] over r in [first, last), in four interleaved partial sums
-// (a fixed order, so results are bit-reproducible) to shorten the chain of
-// dependent additions. `x` is read from shared memory (a broadcast to all
-// lanes), `y` is the lane's own registers. Callers pass bounds that are
-// constants once their loops are unrolled, so y stays in registers.
+// 16 bytes of T: the unit of the shared-memory copies below.
 template <typename T>
-__device__ __forceinline__ T column_dot(int first, int last, const T* x, const T (&y)[warp_tile]) {
-  T partial[4] = {0, 0, 0, 0};
+struct Chunk;
+template <>
+struct Chunk<double> {
+  using type = double2;
+  static constexpr int width = 2;
+  __device__ static double get(const double2& v, int t) { return t == 0 ? v.x : v.y; }
+  __device__ static double2 make(const double* e) { return {e[0], e[1]}; }
+};
+template <>
+struct Chunk<float> {
+  using type = float4;
+  static constexpr int width = 4;
+  __device__ static float get(const float4& v, int t) { return t == 0 ? v.x : t == 1 ? v.y : t == 2 ? v.z : v.w; }
+  __device__ static float4 make(const float* e) { return {e[0], e[1], e[2], e[3]}; }
+};
+
+// buffer[s] = values[s] for the whole 16-byte chunks that hold s in
+// [first, N) (entries below `first` in the first chunk are written too and
+// mean nothing). `buffer` is 16-byte aligned; `first` a constant once unrolled.
+template <typename T, int N>
+__device__ __forceinline__ void publish_column(T* buffer, const T (&values)[N], int first) {
+  using C = Chunk<T>;
+  static_assert(N % C::width == 0);
 #pragma unroll
-  for (int r = 0; r < warp_tile; ++r)
-    if (r >= first && r < last) partial[(r - first) & 3] += x[r] * y[r];
-  return (partial[0] + partial[1]) + (partial[2] + partial[3]);
+  for (int c = 0; c < N / C::width; ++c)
+    if ((c + 1) * C::width > first)
+      reinterpret_cast<typename C::type*>(buffer)[c] = C::make(&values[c * C::width]);
+}
+
+// values[s] = buffer[s] for s in [first, N), 0 below (16-byte broadcast loads).
+template <typename T, int N>
+__device__ __forceinline__ void read_published(const T* buffer, int first, T (&values)[N]) {
+  using C = Chunk<T>;
+#pragma unroll
+  for (int c = 0; c < N / C::width; ++c) {
+    if ((c + 1) * C::width <= first) {
+#pragma unroll
+      for (int t = 0; t < C::width; ++t) values[c * C::width + t] = 0;
+      continue;
+    }
+    const typename C::type chunk = reinterpret_cast<const typename C::type*>(buffer)[c];
+#pragma unroll
+    for (int t = 0; t < C::width; ++t) values[c * C::width + t] = c * C::width + t >= first ? C::get(chunk, t) : T(0);
+  }
+}
+
+// xᵀx, or xᵀy, over s in [first, N), in eight interleaved partial sums
+// chosen by the entry's index modulo 8: a fixed order, so results are
+// bit-reproducible, and chains of dependent additions a quarter as long.
+template <typename T, int N>
+__device__ __forceinline__ T column_dot(const T (&x)[N], const T (&y)[N], int first) {
+  T partial[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+#pragma unroll
+  for (int s = 0; s < N; ++s)
+    if (s >= first) partial[s & 7] += x[s] * y[s];
+  return ((partial[0] + partial[1]) + (partial[2] + partial[3])) +
+         ((partial[4] + partial[5]) + (partial[6] + partial[7]));
 }
 
 // Writes the entries of `part` of shared (32, ld_shared) back to `tile`

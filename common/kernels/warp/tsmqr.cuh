@@ -20,7 +20,8 @@ namespace tiledqr::gpu {
 //   lane   threadIdx.x % 32.
 // Lane c owns column c: w = τ_l (A1(l, c) + V2(:, l)ᵀ A2(:, c));
 // A1(l, c) −= w; A2(:, c) −= w V2(:, l). A1 stays in shared memory (its
-// row l changes with l), A2 in registers.
+// row l changes with l), A2 in registers, V2(:, l) read into registers once
+// a reflector; τ of the next reflector is fetched a step ahead.
 template <kernels::LowerTile lower, typename T>
 __device__ __forceinline__ void warp_stacked_mqr(bool transpose, const T* v, const T* tau, T* a1, T* a2, T* shared,
                                                  int lane) {
@@ -35,13 +36,16 @@ __device__ __forceinline__ void warp_stacked_mqr(bool transpose, const T* v, con
   const T my_tau = tau[lane];
   __syncwarp();
   T* my_a1 = staged_a1 + lane * staged_ld;  // column `lane` of A1, this lane's alone
+  T tau_next = broadcast_from_lane(my_tau, transpose ? 0 : warp_tile - 1);
 #pragma unroll 1
   for (int s = 0; s < warp_tile; ++s) {
     const int l = transpose ? s : warp_tile - 1 - s;
-    const T tau_l = broadcast_from_lane(my_tau, l);
+    const T tau_l = tau_next;
+    tau_next = broadcast_from_lane(my_tau, transpose ? (l + 1) % warp_tile : (l + warp_tile - 1) % warp_tile);
     if (tau_l == 0) continue;  // H_l = I (as apply_reflector skips it)
-    const T* vl = staged_v + l * warp_tile;
-    const T w = (my_a1[l] + column_dot(0, warp_tile, vl, bottom)) * tau_l;
+    T vl[warp_tile];  // V2(:, l), by 16-byte broadcast loads
+    read_published(staged_v + l * warp_tile, 0, vl);
+    const T w = (my_a1[l] + column_dot(vl, bottom, 0)) * tau_l;
     my_a1[l] -= w;
 #pragma unroll
     for (int r = 0; r < warp_tile; ++r) bottom[r] -= w * vl[r];

@@ -67,6 +67,11 @@ int fr4_priority_classes(int64_t m, int64_t n, int tile, const Options& options)
 // matrix in tiles of `tile` (chains of at most 8 panel tasks). Throws
 // InputError for an inner tree other than flat or domains < 0.
 int32_t fr4_domains(int64_t m, int tile, const Options& options);
+// Whether an (m, n) factorisation with `tiles` is one tile factored by one
+// kernel that holds it in registers (fr4_one_tile.hpp) instead of the task
+// graph: a tile of 64 or 128 with m, n ≤ tile and an inner block of 16 or
+// 32, and no trace asked for (a trace records the task graph's run).
+bool fr4_one_tile(int64_t m, int64_t n, const Fr4Tiles& tiles, const Options& options);
 // The elimination tree when the caller leaves it open, from the same table:
 // a tree of pairs (binary) for tall matrices (m ≥ 4n), whose tile columns
 // would otherwise be long chains, flat otherwise.

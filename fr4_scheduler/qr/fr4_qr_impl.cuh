@@ -10,6 +10,7 @@
 #include <string>
 
 #include "errors.hpp"
+#include "fr4_one_tile.hpp"
 #include "fr4_runner.cuh"
 #include "gpu/cuda_check.hpp"
 #include "gpu/event_timer.hpp"
@@ -49,6 +50,7 @@ struct Fr4FactorizationState {
   std::unique_ptr<Fr4Runner<T>> runner;  // the graphs of these tiles' kinds
   QrStorage<T> storage;  // tiles and T factors
   gpu::EventTimer timer;  // around the layout conversion and the graph run
+  bool one_tile = false;  // factored by the one-tile kernel (fr4_one_tile.hpp), not the task graph
   bool pending = false;   // launch_factor without finish_factor
   bool factored = false;
   double seconds = 0;
@@ -74,7 +76,8 @@ Fr4Factorization<T>::Fr4Factorization(int64_t m, int64_t n, const Options& optio
   // Before anything is allocated: fail up front when the GPU cannot hold it all.
   gpu::ensure_device_memory(device_bytes(m, n, s.options),
                             "the task-graph GPU factorisation of a " + std::to_string(m) + " x " + std::to_string(n) + " matrix");
-  s.runner = make_runner<T>(tiles, s.p, s.q, s.options);
+  s.one_tile = fr4_one_tile(m, n, tiles, s.options);
+  s.runner = make_runner<T>(tiles, s.p, s.q, s.options);  // the one tile's Q is still applied by its graphs
   s.storage = QrStorage<T>(s.p, s.q, tiles.tile, tiles.inner_block);
 }
 
@@ -107,10 +110,15 @@ void Fr4Factorization<T>::launch_factor(const T* d_a, int64_t lda, cudaStream_t 
   if (lda < s.m) throw InputError("factor: lda must be >= m");
   if (s.pending) throw InputError("launch_factor: the previous launch was not finished");
   s.timer.start(stream);
-  colmajor_to_tiles_kernel<T><<<grid_for(int64_t(s.storage.tiles.size()), 8192), 256, 0, stream>>>(
-      d_a, lda, s.m, s.n, s.storage.tiles.get(), s.p, s.q, s.tiles.tile);
-  gpu::check_launch("colmajor_to_tiles_kernel");
-  throw_on_failure(s.runner->launch(s.storage, stream), "the task-graph QR");
+  if (s.one_tile) {
+    launch_one_tile_geqrt<T>(s.tiles, int(s.m), int(s.n), d_a, lda, s.storage.tiles.get(), s.storage.t_local.get(),
+                             stream);
+  } else {
+    colmajor_to_tiles_kernel<T><<<grid_for(int64_t(s.storage.tiles.size()), 8192), 256, 0, stream>>>(
+        d_a, lda, s.m, s.n, s.storage.tiles.get(), s.p, s.q, s.tiles.tile);
+    gpu::check_launch("colmajor_to_tiles_kernel");
+    throw_on_failure(s.runner->launch(s.storage, stream), "the task-graph QR");
+  }
   s.timer.stop(stream);
   s.pending = true;
 }
@@ -120,8 +128,8 @@ void Fr4Factorization<T>::finish_factor() {
   Fr4FactorizationState<T>& s = *state_;
   if (!s.pending) throw InputError("finish_factor without launch_factor");
   s.pending = false;
-  throw_on_failure(s.runner->wait(), "the task-graph QR");
-  s.seconds = s.timer.seconds();
+  if (!s.one_tile) throw_on_failure(s.runner->wait(), "the task-graph QR");
+  s.seconds = s.timer.seconds();  // waits for the one-tile kernel and reports its failure
   s.factored = true;
 }
 

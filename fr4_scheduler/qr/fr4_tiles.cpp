@@ -47,6 +47,11 @@ Fr4Tiles chosen_tiles(int64_t m, int64_t n, bool single_precision, const Options
 
 }  // namespace
 
+bool fr4_one_tile(int64_t m, int64_t n, const Fr4Tiles& tiles, const Options& options) {
+  return (tiles.tile == 64 || tiles.tile == 128) && tiles.inner_block <= 32 && m <= tiles.tile && n <= tiles.tile &&
+         !options.trace;
+}
+
 Tree fr4_tree_choice(int64_t m, int64_t n, bool single_precision) {
   return gpu_choice(m, n, single_precision).tree;
 }

@@ -40,7 +40,10 @@ int main(int argc, char** argv) {
   // The tiles for the shape (--tile auto) or those asked for, checked.
   const auto choose_tiles = [](int64_t m, int64_t n, const Options& options, bool single_precision) {
     const gpu::Fr4Tiles t = gpu::fr4_tiles(m, n, single_precision, options);
-    return StageDescription::Tiles{t.tile, t.inner_block, t.tile == 32 ? "gpu-warp" : "gpu-block"};
+    const char* kernels = t.tile == 32                                ? "gpu-warp"
+                          : gpu::fr4_one_tile(m, n, t, options) ? "gpu-one-tile-registers"
+                                                                : "gpu-block";
+    return StageDescription::Tiles{t.tile, t.inner_block, kernels};
   };
   // The device holds the column-major matrix, plus what Fr4Factorization
   // allocates (tiles, T factors, the graph) for the tiles and tree chosen.

@@ -32,24 +32,6 @@ inline const char* kind_name(PanelKind kind) {
   return kind == PanelKind::geqrt ? "geqrt" : kind == PanelKind::tsqrt ? "tsqrt" : "ttqrt";
 }
 
-// ‖x − y‖_F over the entries (r, c), r < rows, c < cols, where keep(r, c).
-template <typename T, typename Keep>
-double difference_where(int rows, int cols, int ld, const std::vector<T>& x, const std::vector<T>& y, Keep keep) {
-  double sum = 0;
-  for (int c = 0; c < cols; ++c)
-    for (int r = 0; r < rows; ++r)
-      if (keep(r, c)) {
-        const double d = double(x[std::size_t(c) * ld + r]) - double(y[std::size_t(c) * ld + r]);
-        sum += d * d;
-      }
-  return std::sqrt(sum);
-}
-
-template <typename T, typename Keep>
-double norm_where(int rows, int cols, int ld, const std::vector<T>& x, Keep keep) {
-  return difference_where(rows, cols, ld, x, std::vector<T>(x.size(), T(0)), keep);
-}
-
 // True when every entry (r, c) with touched(r, c) false is bit for bit the same.
 template <typename T, typename Touched>
 bool untouched_same(int cols, int ld, const std::vector<T>& before, const std::vector<T>& after, Touched touched) {

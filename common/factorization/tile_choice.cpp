@@ -131,6 +131,12 @@ TileChoice choose_tile(const TileQuery& query) {
                      std::to_string(workers));
   const int64_t narrow = std::min(query.m, query.n), wide = std::max(query.m, query.n);
   if (narrow == 0) return TileChoice{1, 1, Tree::flat};
+  // A GPU matrix that fits one tile of 64 or 128 is factored by one kernel
+  // holding that tile in registers (FR4's one-tile path), faster than every
+  // tile graph in both precisions on an H200 (report/data/fr4_one_tile_h200.csv:
+  // 32², 64² at tile 64; 96², 128², 100 × 70, 128 × 32 at 128; 32 × 128 at
+  // 128 within 3 % of tile 32's graph).
+  if (!cpu && wide <= 128) return TileChoice{wide <= 64 ? 64 : 128, 32, Tree::flat, 1};
   const double aspect = double(wide) / double(narrow);
   const TileRow& row = matching_row(cpu ? cpu_tile_table() : gpu_tile_table(query.precision), workers, narrow, aspect);
   const int domains = row.tree == Tree::hierarchical || row.tree == Tree::tsqr ? workers : 1;

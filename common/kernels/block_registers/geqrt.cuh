@@ -19,11 +19,13 @@
 // half-warp owning column j forms its reflector from the column in its
 // registers (sums over 16 lanes by xor shuffles: every lane adds the same
 // two operands at each level, so all get the same bits) and publishes
-// v_j = [0; 1; x·scale] and τ_j in shared memory, double-buffered; after
-// one block barrier every half-warp forms v_jᵀ a for each of its live
-// columns a (16-lane sums again) and updates a ← a − τ_j (v_jᵀ a) v_j. The
-// owner of column j + 1 updates that column first and publishes the next
-// reflector before its other columns, so one barrier a column suffices.
+// v_j = [0; 1; x·scale] and τ_j in shared memory (rotating buffers); every
+// half-warp then forms v_jᵀ a for each of its live columns a (16-lane sums
+// again) and updates a ← a − τ_j (v_jᵀ a) v_j. The owner warp only arrives
+// at the barrier the others wait at for v_j, and the owner of column j + 1
+// updates that column first and publishes the next reflector before its
+// other columns (run_group), so a step's critical path is one column's
+// update and one reflector.
 // For the columns c < j of j's inner block the same sum is v_cᵀ v_j, kept
 // for T: LAPACK's ?larft recurrence T(0:i, i) = −τ_i T(0:i, 0:i) Vᵀ v_i,
 // run at the end by one warp an inner block (lane = row of T).
@@ -43,6 +45,13 @@
 
 namespace tiledqr::kernels::block_registers {
 
+// How a step's reflector reaches the other warps: named barriers its owner
+// only arrives at (the fast path, run_group), or a block barrier a step
+// that every warp waits at — the same shared-memory accesses ordered by
+// __syncthreads alone, which compute-sanitizer's racecheck follows (it
+// does not follow bar.arrive; tests/block_registers runs both).
+enum class Barriers { named, block };
+
 // The thread layout of a tile of NB with inner block IB on W warps.
 template <int NB, int IB, int W>
 struct GeqrtShape {
@@ -53,10 +62,11 @@ struct GeqrtShape {
   static_assert(NB % group == 0 && group % 16 == 0, "the tile must be whole step groups of 16-row slots");
   static_assert(IB == 16 || IB == 32 || IB == 64, "inner blocks of 16, 32 or 64 columns");
   static_assert(NB % IB == 0 && NB / IB <= W, "one warp an inner block forms T");
-  // Shared memory, in elements of T: the published v (two buffers), τ, and
-  // v_cᵀ v_j for each column j and the earlier columns c of its inner block.
-  static constexpr int v_offset = 0, tau_offset = 2 * NB, dots_offset = 3 * NB;
-  static constexpr int shared_elements = 3 * NB + NB * IB;
+  static_assert(W >= 2, "consecutive columns belong to different warps");
+  // Shared memory, in elements of T: the published v (three buffers), τ,
+  // and v_cᵀ v_j for each column j and the earlier columns c of its inner block.
+  static constexpr int v_offset = 0, tau_offset = 3 * NB, dots_offset = 4 * NB;
+  static constexpr int shared_elements = 4 * NB + NB * IB;
 };
 
 namespace detail {
@@ -69,7 +79,7 @@ __device__ __forceinline__ T half_warp_sum(T x, unsigned mask) {
   return x;
 }
 
-template <typename T, int NB, int IB, int W>
+template <typename T, int NB, int IB, int W, Barriers B>
 class RegisterTile {
  public:
   using Shape = GeqrtShape<NB, IB, W>;
@@ -137,29 +147,74 @@ class RegisterTile {
   }
 
  private:
-  // Step group Q: its columns' steps, then the next group's.
+  // Step group Q: its columns' steps, then the next group's. At step j
+  // every warp applies reflector j; the owner of column j + 1 (another warp:
+  // consecutive columns belong to consecutive warps) applies it to that
+  // column first, forms and publishes reflector j + 1, arrives at named
+  // barrier B_j without waiting, and only then updates its other columns;
+  // every other warp waits at B_j when step j + 1 starts. A step's critical
+  // path is thus one column's update and one reflector. v_j is read into
+  // registers when step j starts; its buffer is next written (v_j+3, three
+  // buffers in turn) by the owner of j + 3, which waits at B_j and B_j+1,
+  // and every warp that read v_j waits at one of them afterwards (the owner
+  // of j + 1, which only arrives at B_j, at B_j+1). With two buffers the
+  // owner of j + 1's read of v_j would be ordered before the write of v_j+2
+  // only by its bar.arrive, which compute-sanitizer's racecheck does not
+  // count (it reports that version); three keep every reuse behind a
+  // barrier that each reader waited at.
+  // Barriers::block puts a __syncthreads at the start of each step instead.
   template <int Q>
   __device__ void run_group(int steps) {
     constexpr int first = G * Q;
+    constexpr int s0 = first / 16;
     if (first >= steps) return;
     for (int step = 0; step < G; ++step) {
       const int j = first + step;
       if (j >= steps) break;
-      constexpr int s0 = first / 16;
+      if constexpr (B == Barriers::block) {
+        if (j > 0) __syncthreads();
+      } else {
+        if (j > 0 && warp_ != step % W) named_sync(barrier_id(j - 1));
+        else __syncwarp();  // the owner's half-warp wrote v_j (j = 0: the prologue's __syncthreads)
+      }
       T v[S];
 #pragma unroll
-      for (int s = s0; s < S; ++s) v[s] = v_[(j & 1) * NB + row(s)];
+      for (int s = s0; s < S; ++s) v[s] = v_[buffer(j) + row(s)];
       const T tau = tau_[j];
       const int block_first = j - j % IB;
       apply_slots<Q, first_dot_slot<Q>, Q + 1>(j, block_first, tau, v);
       const int next = j + 1;
-      if (next < steps && step + 1 < G && owns(next - first)) form<Q>(next);
-      apply_slots<Q, Q + 1, K>(j, block_first, tau, v);
-      if constexpr (Q + 1 < K)
-        if (next < steps && step + 1 == G && warp_ == 0 && half_ == 0) form<Q + 1>(next);
-      __syncthreads();
+      if (next < steps && step + 1 < G && warp_ == (step + 1) % W) {
+        if (half_ == (step + 1) / W) form<Q>(next);
+        __syncwarp();
+        named_arrive(barrier_id(j));
+        apply_slots<Q, Q + 1, K>(j, block_first, tau, v);
+      } else {
+        apply_slots<Q, Q + 1, K>(j, block_first, tau, v);
+        if constexpr (Q + 1 < K)
+          if (next < steps && step + 1 == G && warp_ == 0) {
+            if (half_ == 0) form<Q + 1>(next);
+            __syncwarp();
+            named_arrive(barrier_id(j));
+          }
+      }
     }
     if constexpr (Q + 1 < K) run_group<Q + 1>(steps);
+  }
+
+  // Where v_j is published: three buffers in turn (buffer_of_step).
+  __device__ static int buffer(int j) { return (j % 3) * NB; }
+
+  // B_j's hardware barrier (0 is __syncthreads'): B_j and B_j+2 may share
+  // one, since no warp reaches B_j+2 before B_j completes: the owner of
+  // j + 3 arrives there after waiting at B_j+1 for v_j+2, the others wait
+  // at B_j+1 first, and B_j+1 completes only once every warp has passed B_j.
+  __device__ static int barrier_id(int j) { return 1 + (j & 1); }
+  __device__ static void named_sync(int id) {
+    asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(Shape::threads) : "memory");
+  }
+  __device__ static void named_arrive(int id) {
+    if constexpr (B == Barriers::named) asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(Shape::threads) : "memory");
   }
 
   // The first slot whose columns may share an inner block with group Q's.
@@ -169,13 +224,13 @@ class RegisterTile {
   // Whether the caller's half-warp owns the column `offset` into a group.
   __device__ bool owns(int offset) const { return warp_ == offset % W && half_ == offset / W; }
 
-  // Reflector j applied to slots [A, B) in group Q: the columns after j are
-  // updated; those before j in its inner block give their v_cᵀ v_j.
-  template <int Q, int A, int B>
+  // Reflector j applied to slots [First, Last) in group Q: the columns after
+  // j are updated; those before j in its inner block give their v_cᵀ v_j.
+  template <int Q, int First, int Last>
   __device__ void apply_slots(int j, int block_first, T tau, const T (&v)[S]) {
     constexpr int s0 = G * Q / 16;
 #pragma unroll
-    for (int k = A; k < B; ++k) {
+    for (int k = First; k < Last; ++k) {
       T sums[2] = {T(0), T(0)};
 #pragma unroll
       for (int s = s0; s < S; ++s) sums[s % 2] += own_[k][s] * v[s];
@@ -208,7 +263,7 @@ class RegisterTile {
     const T sum = half_warp_sum(squares[0] + squares[1], mask);
     bool direct = false;
     const gpu::WarpReflector<T> h = gpu::fast_direct_reflector(alpha, sum, direct, NB);
-    T* const v = v_ + (j & 1) * NB;
+    T* const v = v_ + buffer(j);
     T tau = h.tau, beta = h.beta;
     if (direct) {
 #pragma unroll
@@ -259,32 +314,32 @@ class RegisterTile {
 //          diagonals and in the columns past min(m, n);
 //   shared GeqrtShape<NB, IB, W>::shared_elements of T, 16-byte aligned;
 // every thread of a block of GeqrtShape<NB, IB, W>::threads calls it.
-template <typename T, int NB, int IB, int W>
+template <typename T, int NB, int IB, int W, Barriers B = Barriers::named>
 __device__ void geqrt(int m, int n, const T* a, int64_t lda, T* tile, T* t, T* shared) {
-  detail::RegisterTile<T, NB, IB, W> registers(shared);
+  detail::RegisterTile<T, NB, IB, W, B> registers(shared);
   registers.load(m, n, a, lda);
   registers.factor(m < n ? m : n);
   registers.store(tile);
   registers.form_t(t);
 }
 
-template <typename T, int NB, int IB, int W>
+template <typename T, int NB, int IB, int W, Barriers B>
 __global__ void __launch_bounds__(32 * W, 1) geqrt_kernel(int m, int n, const T* a, int64_t lda, T* tile, T* t) {
   extern __shared__ __align__(16) unsigned char geqrt_shared[];
-  geqrt<T, NB, IB, W>(m, n, a, lda, tile, t, reinterpret_cast<T*>(geqrt_shared));
+  geqrt<T, NB, IB, W, B>(m, n, a, lda, tile, t, reinterpret_cast<T*>(geqrt_shared));
 }
 
 // geqrt by one block of GeqrtShape<NB, IB, W>::threads on `stream`; returns
 // the launch's status (the shared-memory size is raised past 48 KiB where
 // needed, once).
-template <typename T, int NB, int IB, int W>
+template <typename T, int NB, int IB, int W, Barriers B = Barriers::named>
 cudaError_t launch_geqrt(int m, int n, const T* a, int64_t lda, T* tile, T* t, cudaStream_t stream) {
   using Shape = GeqrtShape<NB, IB, W>;
   constexpr int bytes = int(Shape::shared_elements * sizeof(T));
   static const cudaError_t configured =
-      cudaFuncSetAttribute(geqrt_kernel<T, NB, IB, W>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
+      cudaFuncSetAttribute(geqrt_kernel<T, NB, IB, W, B>, cudaFuncAttributeMaxDynamicSharedMemorySize, bytes);
   if (configured != cudaSuccess) return configured;
-  geqrt_kernel<T, NB, IB, W><<<1, Shape::threads, bytes, stream>>>(m, n, a, lda, tile, t);
+  geqrt_kernel<T, NB, IB, W, B><<<1, Shape::threads, bytes, stream>>>(m, n, a, lda, tile, t);
   return cudaGetLastError();
 }
 

@@ -21,11 +21,9 @@
 // two operands at each level, so all get the same bits) and publishes
 // v_j = [0; 1; x·scale] and τ_j in shared memory (rotating buffers); every
 // half-warp then forms v_jᵀ a for each of its live columns a (16-lane sums
-// again) and updates a ← a − τ_j (v_jᵀ a) v_j. The owner warp only arrives
-// at the barrier the others wait at for v_j, and the owner of column j + 1
+// again) and updates a ← a − τ_j (v_jᵀ a) v_j. The owner of column j + 1
 // updates that column first and publishes the next reflector before its
-// other columns (run_group), so a step's critical path is one column's
-// update and one reflector.
+// other columns (run_group), so one barrier a step suffices.
 // For the columns c < j of j's inner block the same sum is v_cᵀ v_j, kept
 // for T: LAPACK's ?larft recurrence T(0:i, i) = −τ_i T(0:i, 0:i) Vᵀ v_i,
 // run at the end by one warp an inner block (lane = row of T).
@@ -45,12 +43,18 @@
 
 namespace tiledqr::kernels::block_registers {
 
-// How a step's reflector reaches the other warps: named barriers its owner
-// only arrives at (the fast path, run_group), or a block barrier a step
-// that every warp waits at — the same shared-memory accesses ordered by
-// __syncthreads alone, which compute-sanitizer's racecheck follows (it
-// does not follow bar.arrive; tests/block_registers runs both).
-enum class Barriers { named, block };
+// How a step's reflector reaches the other warps (run_group): a block
+// barrier a step that every warp waits at (what the library runs), or
+// named barriers that the reflector's owner only arrives at, so that it
+// updates its other columns while the next reflector is formed. The named
+// variant gives the same bits and took a tile of 128² in double 113 µs
+// against 123 on an H200 (report/data/fr4_one_tile_h200.csv), but
+// compute-sanitizer's racecheck reports the reuse of the v buffers under
+// it (a read at the start of a step against the write of a later
+// reflector, with three buffers as with two), which the ordering argued
+// in run_group does not explain and small kernels of the same barrier
+// pattern do not show; it stays a measured variant until that is settled.
+enum class Barriers { block, named };
 
 // The thread layout of a tile of NB with inner block IB on W warps.
 template <int NB, int IB, int W>
@@ -150,19 +154,16 @@ class RegisterTile {
   // Step group Q: its columns' steps, then the next group's. At step j
   // every warp applies reflector j; the owner of column j + 1 (another warp:
   // consecutive columns belong to consecutive warps) applies it to that
-  // column first, forms and publishes reflector j + 1, arrives at named
-  // barrier B_j without waiting, and only then updates its other columns;
-  // every other warp waits at B_j when step j + 1 starts. A step's critical
-  // path is thus one column's update and one reflector. v_j is read into
-  // registers when step j starts; its buffer is next written (v_j+3, three
+  // column first, forms and publishes reflector j + 1, and only then
+  // updates its other columns. With Barriers::block every warp waits at a
+  // __syncthreads when step j + 1 starts. With Barriers::named the owner
+  // of j + 1 arrives at named barrier B_j (ids 1 and 2 in turn) without
+  // waiting and every other warp waits there, so the owner's other columns
+  // overlap the next step; v_j's buffer is next written (v_j+3, three
   // buffers in turn) by the owner of j + 3, which waits at B_j and B_j+1,
-  // and every warp that read v_j waits at one of them afterwards (the owner
-  // of j + 1, which only arrives at B_j, at B_j+1). With two buffers the
-  // owner of j + 1's read of v_j would be ordered before the write of v_j+2
-  // only by its bar.arrive, which compute-sanitizer's racecheck does not
-  // count (it reports that version); three keep every reuse behind a
-  // barrier that each reader waited at.
-  // Barriers::block puts a __syncthreads at the start of each step instead.
+  // and every warp that read v_j (into registers, when step j starts) waits
+  // at one of them afterwards — the owner of j + 1, which only arrives at
+  // B_j, at B_j+1.
   template <int Q>
   __device__ void run_group(int steps) {
     constexpr int first = G * Q;
@@ -314,7 +315,7 @@ class RegisterTile {
 //          diagonals and in the columns past min(m, n);
 //   shared GeqrtShape<NB, IB, W>::shared_elements of T, 16-byte aligned;
 // every thread of a block of GeqrtShape<NB, IB, W>::threads calls it.
-template <typename T, int NB, int IB, int W, Barriers B = Barriers::named>
+template <typename T, int NB, int IB, int W, Barriers B = Barriers::block>
 __device__ void geqrt(int m, int n, const T* a, int64_t lda, T* tile, T* t, T* shared) {
   detail::RegisterTile<T, NB, IB, W, B> registers(shared);
   registers.load(m, n, a, lda);
@@ -332,7 +333,7 @@ __global__ void __launch_bounds__(32 * W, 1) geqrt_kernel(int m, int n, const T*
 // geqrt by one block of GeqrtShape<NB, IB, W>::threads on `stream`; returns
 // the launch's status (the shared-memory size is raised past 48 KiB where
 // needed, once).
-template <typename T, int NB, int IB, int W, Barriers B = Barriers::named>
+template <typename T, int NB, int IB, int W, Barriers B = Barriers::block>
 cudaError_t launch_geqrt(int m, int n, const T* a, int64_t lda, T* tile, T* t, cudaStream_t stream) {
   using Shape = GeqrtShape<NB, IB, W>;
   constexpr int bytes = int(Shape::shared_elements * sizeof(T));

@@ -134,9 +134,11 @@ TileChoice choose_tile(const TileQuery& query) {
   // A GPU matrix that fits one tile of 64 or 128 is factored by one kernel
   // holding that tile in registers (FR4's one-tile path), faster than every
   // tile graph in both precisions on an H200 (report/data/fr4_one_tile_h200.csv:
-  // 32², 64² at tile 64; 96², 128², 100 × 70, 128 × 32 at 128; 32 × 128 at
-  // 128 within 3 % of tile 32's graph).
-  if (!cpu && wide <= 128) return TileChoice{wide <= 64 ? 64 : 128, 32, Tree::flat, 1};
+  // 32², 64² at tile 64; 96², 128², 100 × 70, 128 × 32 and 32 × 128 at
+  // 128), with inner block 16, whose T is quicker to form than 32's (the
+  // kernel alone: 128² in double 117 µs against 129, 64² 47 against 52,
+  // fr4_one_tile_kernel_h200.txt).
+  if (!cpu && wide <= 128) return TileChoice{wide <= 64 ? 64 : 128, 16, Tree::flat, 1};
   const double aspect = double(wide) / double(narrow);
   const TileRow& row = matching_row(cpu ? cpu_tile_table() : gpu_tile_table(query.precision), workers, narrow, aspect);
   const int domains = row.tree == Tree::hierarchical || row.tree == Tree::tsqr ? workers : 1;

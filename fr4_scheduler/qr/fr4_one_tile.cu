@@ -1,9 +1,11 @@
 // The one-tile factorisation's kernels, one instance per tile, inner block
 // and precision (fr4_one_tile.hpp): 8 warps for tiles of 64 (16 entries a
 // thread) and for double tiles of 128 (64 entries in 255 registers, no
-// spill), 16 for float tiles of 128 (32 entries a thread). Measured on an
-// H200 (report/data/fr4_one_tile_h200.csv): double 128² 107 µs on 8 warps
-// against 120 on 16, float 85.8 on 16 against 90.5 on 8.
+// spill), 16 for float tiles of 128 (32 entries a thread). On an H200
+// (report/data/fr4_one_tile_kernel_h200.txt) a double tile of 128² took
+// 129 µs on 8 warps against 136 on 16, a float one 98 on 16 against 105
+// on 8 (inner block 32).
+
 #include "fr4_one_tile.hpp"
 
 #include <string>

@@ -48,7 +48,8 @@ namespace tiledqr::kernels::block_registers {
 // named barriers that the reflector's owner only arrives at, so that it
 // updates its other columns while the next reflector is formed. The named
 // variant gives the same bits and took a tile of 128² in double 113 µs
-// against 123 on an H200 (report/data/fr4_one_tile_h200.csv), but
+// against 129 on an H200 (8 warps, inner block 32;
+// report/data/fr4_one_tile_kernel_h200.txt), but
 // compute-sanitizer's racecheck reports the reuse of the v buffers under
 // it (a read at the start of a step against the write of a later
 // reflector, with three buffers as with two), which the ordering argued
@@ -67,8 +68,9 @@ struct GeqrtShape {
   static_assert(IB == 16 || IB == 32 || IB == 64, "inner blocks of 16, 32 or 64 columns");
   static_assert(NB % IB == 0 && NB / IB <= W, "one warp an inner block forms T");
   static_assert(W >= 2, "consecutive columns belong to different warps");
-  // Shared memory, in elements of T: the published v (three buffers), τ,
-  // and v_cᵀ v_j for each column j and the earlier columns c of its inner block.
+  // Shared memory, in elements of T: the published v (up to three
+  // buffers), τ, and v_cᵀ v_j for each column j and the earlier columns c
+  // of its inner block.
   static constexpr int v_offset = 0, tau_offset = 3 * NB, dots_offset = 4 * NB;
   static constexpr int shared_elements = 4 * NB + NB * IB;
 };
@@ -203,8 +205,11 @@ class RegisterTile {
     if constexpr (Q + 1 < K) run_group<Q + 1>(steps);
   }
 
-  // Where v_j is published: three buffers in turn (buffer_of_step).
-  __device__ static int buffer(int j) { return (j % 3) * NB; }
+  // Where v_j is published: two buffers in turn under block barriers (v_j
+  // is read when step j starts and v_j+2 written after the next step's
+  // barrier), three under named ones (run_group).
+  static constexpr int buffers = B == Barriers::block ? 2 : 3;
+  __device__ static int buffer(int j) { return (j % buffers) * NB; }
 
   // B_j's hardware barrier (0 is __syncthreads'): B_j and B_j+2 may share
   // one, since no warp reaches B_j+2 before B_j completes: the owner of

@@ -149,22 +149,29 @@ std::vector<Shape> shapes() {
   return {{NB, NB, NB}, {NB - 13, NB, NB}, {NB, NB - 21, NB - 5}, {NB / 2 + 3, 7, NB / 2 - 1}, {1, 1, 1}};
 }
 
-// ‖x − y‖_F over the entries (r, c), r < rows, c < cols, where keep(r, c).
-template <typename T, typename Keep>
-double difference_where(int rows, int cols, int ld, const std::vector<T>& x, const std::vector<T>& y, Keep keep) {
+// The square root of the sum of value(at)² over the entries (r, c),
+// r < rows, c < cols, where keep(r, c); at = c·ld + r.
+template <typename Keep, typename Value>
+double root_sum_of_squares(int rows, int cols, int ld, Keep keep, Value value) {
   double sum = 0;
   for (int c = 0; c < cols; ++c)
     for (int r = 0; r < rows; ++r)
       if (keep(r, c)) {
-        const double d = double(x[std::size_t(c) * ld + r]) - double(y[std::size_t(c) * ld + r]);
+        const double d = value(std::size_t(c) * ld + r);
         sum += d * d;
       }
   return std::sqrt(sum);
 }
 
+// ‖x − y‖_F and ‖x‖_F over the entries (r, c) where keep(r, c).
+template <typename T, typename Keep>
+double difference_where(int rows, int cols, int ld, const std::vector<T>& x, const std::vector<T>& y, Keep keep) {
+  return root_sum_of_squares(rows, cols, ld, keep, [&](std::size_t at) { return double(x[at]) - double(y[at]); });
+}
+
 template <typename T, typename Keep>
 double norm_where(int rows, int cols, int ld, const std::vector<T>& x, Keep keep) {
-  return difference_where(rows, cols, ld, x, std::vector<T>(x.size(), T(0)), keep);
+  return root_sum_of_squares(rows, cols, ld, keep, [&](std::size_t at) { return double(x[at]); });
 }
 
 }  // namespace tiledqr::block_tests

@@ -144,23 +144,19 @@ void check_shapes(uint64_t salt) {
   }
 }
 
-// The instances FR4's one-tile path runs (fr4_scheduler/qr/fr4_one_tile.cu).
-TEST(BlockRegistersGeqrt, Double128) {
-  check_shapes<double, 128, 16, 8>(7000);
-  check_shapes<double, 128, 32, 8>(7100);
+// The instances FR4's one-tile path runs (fr4_scheduler/qr/fr4_one_tile.cu):
+// inner blocks of 16 and 32 on W warps.
+template <typename T, int NB, int W>
+void check_fr4_instances(uint64_t salt) {
+  check_shapes<T, NB, 16, W>(salt);
+  check_shapes<T, NB, 32, W>(salt + 100);
 }
-TEST(BlockRegistersGeqrt, Double64) {
-  check_shapes<double, 64, 16, 8>(7300);
-  check_shapes<double, 64, 32, 8>(7400);
-}
-TEST(BlockRegistersGeqrt, Float128) {
-  check_shapes<float, 128, 16, 16>(7600);
-  check_shapes<float, 128, 32, 16>(7700);
-}
-TEST(BlockRegistersGeqrt, Float64) {
-  check_shapes<float, 64, 16, 8>(7900);
-  check_shapes<float, 64, 32, 8>(8000);
-}
+
+TEST(BlockRegistersGeqrt, Double128) { check_fr4_instances<double, 128, 8>(7000); }
+TEST(BlockRegistersGeqrt, Double64) { check_fr4_instances<double, 64, 8>(7300); }
+TEST(BlockRegistersGeqrt, Float128) { check_fr4_instances<float, 128, 16>(7600); }
+TEST(BlockRegistersGeqrt, Float64) { check_fr4_instances<float, 64, 8>(7900); }
+
 // The named-barrier variant (not run by FR4) and the other warp count of
 // tile 128: the same checks, and the named variant's bits against the block
 // barriers'.

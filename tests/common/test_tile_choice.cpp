@@ -120,7 +120,7 @@ TEST(TileChoice, GpuTableGivesTheMeasuredWinners) {
              {128, 7, 128}, {129, 128, 32}, {128, 129, 32}}) {
       const TileChoice c = gpu(m, n, p);
       EXPECT_EQ(c.tile, tile) << m << "x" << n;
-      EXPECT_EQ(c.inner_block, 16) << m << "x" << n;
+      EXPECT_EQ(c.inner_block, tile == 32 ? 32 : 16) << m << "x" << n;
       EXPECT_EQ(c.tree, Tree::flat) << m << "x" << n;
     }
   for (const Precision p : {d, s})
